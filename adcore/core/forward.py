@@ -1,0 +1,107 @@
+"""Forward mode: JVP nodes and the JVP registry.
+
+A JVP rule maps the tangent ``g`` of one argument (with the output ``ans`` and
+the raw arguments) to that argument's contribution to the output tangent; a
+node sums the contributions of its parents as soon as it is built, so nothing
+is walked backwards. This module imports no array library.
+"""
+
+from .reverse import missing_rule_message
+from .tracer import Node, trace
+from .vspace import accumulate, vspace
+
+primitive_jvps = {}
+
+
+class JVPNode(Node):
+    """Holds ``g``, the tangent of its value, computed from its parents' tangents."""
+
+    __slots__ = ["g"]
+
+    def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        try:
+            jvpmaker = primitive_jvps[fun]
+        except KeyError:
+            raise NotImplementedError(missing_rule_message("JVP", fun, parent_argnums)) from None
+        self.g = jvpmaker(parent_argnums, [parent.g for parent in parents], value, args, kwargs)
+
+    def initialize_root(self, g):
+        self.g = g
+
+
+def make_jvp(fun, x):
+    """Return ``jvp(g) -> (ans, tangent)``: ``fun(x)`` and its derivative along ``g``.
+
+    ``g`` is in ``x``'s space; the tangent is in the output's space (zeros if
+    the output does not depend on ``x``).
+    """
+
+    def jvp(g):
+        start_node = JVPNode.new_root(g)
+        end_value, end_node = trace(start_node, fun, x)
+        if end_node is None:
+            return end_value, vspace(end_value).zeros()
+        return end_value, end_node.g
+
+    return jvp
+
+
+# ---- the registry (autograd 1.9.1's names and calling conventions) ----
+
+
+def defjvp_argnums(fun, jvpmaker):
+    """Register ``jvpmaker(argnums, gs, ans, args, kwargs) -> output tangent``."""
+    primitive_jvps[fun] = jvpmaker
+
+
+def defjvp_argnum(fun, jvpmaker):
+    """Register ``jvpmaker(argnum, g, ans, args, kwargs) -> contribution``; contributions are summed."""
+
+    def jvp_argnums(argnums, gs, ans, args, kwargs):
+        out = None
+        for argnum, g in zip(argnums, gs):
+            out = accumulate(out, jvpmaker(argnum, g, ans, args, kwargs))
+        return out
+
+    defjvp_argnums(fun, jvp_argnums)
+
+
+def defjvp(fun, *jvpfuns, argnums=None):
+    """Register one JVP per argument: ``jvpfun(g, ans, *args, **kwargs) -> contribution``.
+
+    ``None`` means the argument does not change the output; ``"same"`` means the
+    function is linear in that argument, so its JVP is ``fun`` applied to ``g``.
+    """
+    argnums = range(len(jvpfuns)) if argnums is None else argnums
+    jvps = {argnum: translate_jvp(fun, jvpfun, argnum) for argnum, jvpfun in zip(argnums, jvpfuns)}
+
+    def jvp_argnum(argnum, g, ans, args, kwargs):
+        try:
+            jvpfun = jvps[argnum]
+        except KeyError:
+            raise NotImplementedError(missing_rule_message("JVP", fun, (argnum,))) from None
+        return jvpfun(g, ans, *args, **kwargs)
+
+    defjvp_argnum(fun, jvp_argnum)
+
+
+def translate_jvp(fun, jvpfun, argnum):
+    if jvpfun is None:
+        return lambda g, ans, *args, **kwargs: vspace(ans).zeros()
+    if jvpfun == "same":
+        return lambda g, ans, *args, **kwargs: fun(*subval(args, argnum, g), **kwargs)
+    if callable(jvpfun):
+        return jvpfun
+    raise TypeError(f"defjvp: a JVP must be a function, None or 'same', got {jvpfun!r}")
+
+
+def def_linear(fun):
+    """``fun`` is linear in each argument separately, so its JVP is ``fun`` with the
+    tangent put in place of that argument (e.g. ``multiply``, ``sum``, ``reshape``)."""
+    defjvp_argnum(fun, lambda argnum, g, ans, args, kwargs: fun(*subval(args, argnum, g), **kwargs))
+
+
+def subval(values, i, v):
+    values = list(values)
+    values[i] = v
+    return tuple(values)

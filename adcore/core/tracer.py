@@ -1,0 +1,190 @@
+"""Tracing: boxes, nodes, trace ids and primitives.
+
+A traced call wraps its input in a :class:`Box` tagged with a fresh trace id
+and a root :class:`Node`. Every :func:`primitive` called on boxes unboxes the
+arguments of the innermost trace, computes the raw result, records a node
+(whose kind, VJP or JVP, is chosen by the trace) and boxes the result again.
+Nested traces (a ``grad`` inside a ``grad``) get increasing ids, so a box of an
+outer trace is an ordinary constant to an inner one.
+
+This module imports no array library.
+"""
+
+import itertools
+from functools import wraps
+
+
+class Node:
+    """A recorded primitive call; subclasses keep what their mode needs.
+
+    ``__init__(value, fun, args, kwargs, parent_argnums, parents)`` is called
+    for each primitive call; ``initialize_root(*args)`` for the traced input.
+    """
+
+    __slots__ = []
+
+    def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        raise NotImplementedError
+
+    def initialize_root(self, *args, **kwargs):
+        raise NotImplementedError
+
+    @classmethod
+    def new_root(cls, *args, **kwargs):
+        root = cls.__new__(cls)
+        root.initialize_root(*args, **kwargs)
+        return root
+
+
+class TypeMap(dict):
+    """``type -> handler``; a type not registered is resolved once by ``resolvers``, then cached.
+
+    Lets the array layer teach the core about array types it cannot list in
+    advance (any Array API library), without the core importing them. A
+    resolver takes a value and returns a handler for its type, or None.
+    """
+
+    def __init__(self, what):
+        super().__init__()
+        self.what = what
+        self.resolvers = []
+
+    def of(self, value):
+        value_type = type(value)
+        try:
+            return self[value_type]
+        except KeyError:
+            pass
+        for resolve in self.resolvers:
+            handler = resolve(value)
+            if handler is not None:
+                self[value_type] = handler
+                return handler
+        raise TypeError(f"{self.what} for values of type {value_type.__module__}.{value_type.__qualname__}")
+
+
+class Box:
+    """A value being traced: the raw ``_value``, its ``_trace_id`` and its ``_node``."""
+
+    __slots__ = ["_value", "_trace_id", "_node"]
+    type_mappings = TypeMap("adcore cannot trace (differentiate through) values")
+    types = set()
+
+    def __init__(self, value, trace_id, node):
+        self._value = value
+        self._trace_id = trace_id
+        self._node = node
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._value!r}, trace_id={self._trace_id})"
+
+    @classmethod
+    def register(cls, value_type):
+        Box.types.add(cls)
+        Box.type_mappings[value_type] = cls
+        Box.type_mappings[cls] = cls
+
+
+def new_box(value, trace_id, node):
+    return Box.type_mappings.of(value)(value, trace_id, node)
+
+
+def isbox(x):
+    return type(x) in Box.types
+
+
+def getval(x):
+    """The raw value under any number of boxes."""
+    while type(x) in Box.types:
+        x = x._value
+    return x
+
+
+_trace_ids = itertools.count(1)
+
+
+def trace(start_node, fun, x):
+    """Run ``fun(x)`` with ``x`` boxed under a new trace rooted at ``start_node``.
+
+    Returns ``(end_value, end_node)``; ``end_node`` is None when the output does
+    not depend on ``x``. Trace ids only grow (one counter for all threads), so a
+    trace started inside another has the larger id and nothing needs resetting
+    when ``fun`` raises.
+    """
+    trace_id = next(_trace_ids)
+    start_box = new_box(x, trace_id, start_node)
+    end_box = fun(start_box)
+    if isbox(end_box) and end_box._trace_id == trace_id:
+        return end_box._value, end_box._node
+    return end_box, None
+
+
+def find_top_boxed_args(args):
+    """The boxes of the innermost trace among ``args``: ``([(argnum, box)], trace_id, node type)``."""
+    top_trace_id = -1
+    top_boxes = []
+    top_node_type = None
+    for argnum, arg in enumerate(args):
+        if type(arg) in Box.types:
+            trace_id = arg._trace_id
+            if trace_id > top_trace_id:
+                top_boxes = [(argnum, arg)]
+                top_trace_id = trace_id
+                top_node_type = type(arg._node)
+            elif trace_id == top_trace_id:
+                top_boxes.append((argnum, arg))
+    return top_boxes, top_trace_id, top_node_type
+
+
+def primitive(f_raw):
+    """Wrap ``f_raw`` so that calls on boxes are recorded as nodes of the innermost trace.
+
+    On unboxed arguments the wrapper calls ``f_raw`` directly. Rules for the
+    wrapper are registered with ``defvjp``/``defjvp`` and friends.
+    """
+
+    @wraps(f_raw)
+    def f_wrapped(*args, **kwargs):
+        boxed_args, trace_id, node_constructor = find_top_boxed_args(args)
+        if not boxed_args:
+            return f_raw(*args, **kwargs)
+        argvals = list(args)
+        for argnum, box in boxed_args:
+            argvals[argnum] = box._value
+        argvals = tuple(argvals)
+        ans = f_wrapped(*argvals, **kwargs)
+        parents = tuple(box._node for _, box in boxed_args)
+        argnums = tuple(argnum for argnum, _ in boxed_args)
+        node = node_constructor(ans, f_wrapped, argvals, kwargs, argnums, parents)
+        return new_box(ans, trace_id, node)
+
+    f_wrapped.fun = f_raw
+    return f_wrapped
+
+
+nondifferentiable = set()
+
+
+def notrace_primitive(f_raw):
+    """Wrap ``f_raw`` so that it sees raw values and its result is never traced.
+
+    For functions whose derivative is zero wherever it exists (``floor``,
+    ``sign``, comparisons, ``argmax``) or that return no array (``shape``):
+    they are *non-differentiable*, which is different from a primitive whose
+    rule is *not implemented* (that one raises ``NotImplementedError``).
+    """
+
+    @wraps(f_raw)
+    def f_wrapped(*args, **kwargs):
+        return f_raw(*map(getval, args), **kwargs)
+
+    f_wrapped.fun = f_raw
+    nondifferentiable.add(f_wrapped)
+    return f_wrapped
+
+
+def primitive_name(fun):
+    return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", repr(fun))

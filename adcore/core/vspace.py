@@ -1,0 +1,74 @@
+"""Vector spaces of traced values: where zeros, ones and cotangent sums come from.
+
+``vspace(x)`` returns the :class:`VSpace` of ``x`` (shape, dtype, backend and
+device for arrays; the spaces of the items for containers). Subclasses
+implement the raw operations; this module imports no array library.
+"""
+
+from .tracer import Box, TypeMap, getval
+
+
+class VSpace:
+    """The space a value lives in. Subclasses set ``size``, ``iscomplex`` and
+    ``differentiable`` (False for integer and boolean arrays), and implement
+    ``zeros``, ``ones``, ``standard_basis``, ``randn``, ``add``, ``scalar_mul``
+    and ``inner_prod``."""
+
+    __slots__ = []
+    mappings = TypeMap("adcore has no vector space")
+    iscomplex = False
+    differentiable = True
+
+    def zeros(self):
+        raise NotImplementedError
+
+    def ones(self):
+        raise NotImplementedError
+
+    def standard_basis(self):
+        raise NotImplementedError
+
+    def randn(self, rng):
+        raise NotImplementedError
+
+    def add(self, x, y):
+        raise NotImplementedError
+
+    def scalar_mul(self, x, a):
+        raise NotImplementedError
+
+    def inner_prod(self, x, y):
+        raise NotImplementedError
+
+    def covector(self, x):
+        """The dual vector of ``x`` (its complex conjugate for complex spaces)."""
+        return x
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.__dict__})"
+
+    @classmethod
+    def register(cls, value_type, vspace_maker=None):
+        VSpace.mappings[value_type] = vspace_maker or cls
+
+
+def vspace(value):
+    """The :class:`VSpace` of ``value`` (of its raw value, for a box).
+
+    Raises
+    ------
+    TypeError
+        If no vector space is registered for the type of ``value``.
+    """
+    value = getval(value) if type(value) in Box.types else value
+    return VSpace.mappings.of(value)(value)
+
+
+def accumulate(prev, new):
+    """``prev + new`` (cotangents or tangents) in their space; ``prev`` None means nothing yet."""
+    if prev is None:
+        return new
+    return vspace(new).add(prev, new)

@@ -1,0 +1,14 @@
+"""The differentiable NumPy-named namespace: ``import adcore.numpy as np``.
+
+Names, signatures and behaviour follow ``autograd.numpy`` (and so NumPy); each
+function runs on the backend of its array arguments (NumPy, CuPy or any Array
+API library), or on the default backend when it has none.
+"""
+
+from . import rules as _rules  # noqa: F401 - registers the derivative rules
+from .boxes import ArrayBox
+from .vspaces import ArrayVSpace
+from .wrapper import *  # noqa: F403
+from .wrapper import __all__ as _wrapper_all
+
+__all__ = ["ArrayBox", "ArrayVSpace", *_wrapper_all]

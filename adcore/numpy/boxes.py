@@ -1,0 +1,111 @@
+"""ArrayBox: a traced array that behaves like an array where users touch it."""
+
+import numpy as _np
+
+from backends import array_backend
+
+from ..core import Box
+from . import wrapper as anp
+
+
+class ArrayBox(Box):
+    """A traced array: arithmetic operators, comparisons, indexing, ``len``,
+    iteration and the array attributes (``shape ndim size dtype T``).
+
+    Comparisons are not differentiable and return plain boolean arrays. Item
+    assignment raises ``TypeError``: a traced array is immutable.
+    """
+
+    __slots__ = []
+    __array_priority__ = 100.0
+    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of converting the box
+
+    shape = property(lambda self: anp.shape(self._value))
+    ndim = property(lambda self: anp.ndim(self._value))
+    size = property(lambda self: anp.size(self._value))
+    dtype = property(lambda self: self._value.dtype)
+    T = property(lambda self: anp.transpose(self))
+
+    def __len__(self):
+        shape = anp.shape(self._value)
+        if not shape:
+            raise TypeError("len() of unsized object (a 0-d array)")
+        return shape[0]
+
+    def __iter__(self):
+        return (self[i, ...] for i in range(len(self)))
+
+    def __getitem__(self, index):
+        return anp.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "adcore: arrays being differentiated cannot be assigned to (x[index] = value); "
+            "build the result instead, e.g. with adcore.numpy.where(mask, value, x) or adcore.numpy.concatenate"
+        )
+
+    def __hash__(self):
+        return id(self)
+
+    __neg__ = lambda self: anp.negative(self)  # noqa: E731
+    __pos__ = lambda self: self  # noqa: E731
+    __abs__ = lambda self: anp.abs(self)  # noqa: E731
+    __add__ = lambda self, other: anp.add(self, other)  # noqa: E731
+    __radd__ = lambda self, other: anp.add(other, self)  # noqa: E731
+    __sub__ = lambda self, other: anp.subtract(self, other)  # noqa: E731
+    __rsub__ = lambda self, other: anp.subtract(other, self)  # noqa: E731
+    __mul__ = lambda self, other: anp.multiply(self, other)  # noqa: E731
+    __rmul__ = lambda self, other: anp.multiply(other, self)  # noqa: E731
+    __truediv__ = lambda self, other: anp.divide(self, other)  # noqa: E731
+    __rtruediv__ = lambda self, other: anp.divide(other, self)  # noqa: E731
+    __pow__ = lambda self, other: anp.power(self, other)  # noqa: E731
+    __rpow__ = lambda self, other: anp.power(other, self)  # noqa: E731
+    __matmul__ = lambda self, other: anp.matmul(self, other)  # noqa: E731
+    __rmatmul__ = lambda self, other: anp.matmul(other, self)  # noqa: E731
+    __eq__ = lambda self, other: anp.equal(self, other)  # noqa: E731
+    __ne__ = lambda self, other: anp.not_equal(self, other)  # noqa: E731
+    __gt__ = lambda self, other: anp.greater(self, other)  # noqa: E731
+    __ge__ = lambda self, other: anp.greater_equal(self, other)  # noqa: E731
+    __lt__ = lambda self, other: anp.less(self, other)  # noqa: E731
+    __le__ = lambda self, other: anp.less_equal(self, other)  # noqa: E731
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return anp.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return anp.mean(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return anp.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return anp.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return anp.min(self, axis=axis, keepdims=keepdims)
+
+    def reshape(self, *shape):
+        return anp.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def transpose(self, *axes):
+        return anp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+
+    def ravel(self):
+        return anp.ravel(self)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        return anp.squeeze(self, axis)
+
+    def dot(self, other):
+        return anp.dot(self, other)
+
+    def astype(self, dtype):
+        return anp.astype(self, dtype)
+
+
+SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longdouble, _np.complex64, _np.complex128)
+for _type in SCALAR_TYPES:
+    ArrayBox.register(_type)
+Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)

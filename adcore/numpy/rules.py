@@ -1,0 +1,333 @@
+"""The derivative rules of ``adcore.numpy``: each primitive's VJP and JVP side by side.
+
+Every rule is written with ``adcore.numpy`` functions, never a raw array
+library, so rules are traced themselves (higher order works) and run on every
+backend. Where either operand of a product may be a raw array and the other a
+traced one, rules call ``anp.multiply`` rather than ``*``: some libraries
+(array-api-strict) raise on ``raw * box`` instead of deferring to the box. Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
+contributions are brought to the output's shape and dtype by :func:`broadcast`.
+"""
+
+from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
+from . import wrapper as anp
+
+# ---- helpers named after what they undo ----
+
+
+def metadata(x):
+    """What a VJP keeps of an argument instead of the argument: its shape and dtype
+    (None for a Python scalar, whose cotangent keeps the output's dtype)."""
+    return anp.shape(x), getattr(getval(x), "dtype", None)
+
+
+def unbroadcast(g, meta):
+    """Sum the cotangent ``g`` over the axes broadcasting added to an argument of
+    ``meta = (shape, dtype)``, and give it that dtype (float32 stays float32)."""
+    x_shape, x_dtype = meta
+    g_shape = anp.shape(g)
+    if g_shape != x_shape:
+        lead = len(g_shape) - len(x_shape)
+        stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
+        g = anp.reshape(anp.sum(g, axis=tuple(range(lead)) + stretched), x_shape)
+    if x_dtype is not None and getval(g).dtype != x_dtype:
+        g = anp.astype(g, x_dtype)
+    return g
+
+
+def unbroadcast_f(x, vjp):
+    meta = metadata(x)
+    return lambda g: unbroadcast(vjp(g), meta)
+
+
+def broadcast(g, ans):
+    """A forward-mode contribution ``g`` in the output's shape and dtype."""
+    ans_shape = anp.shape(ans)
+    if anp.shape(g) != ans_shape:
+        g = anp.broadcast_to(g, ans_shape)
+    ans_dtype = getattr(getval(ans), "dtype", None)
+    if ans_dtype is not None and getval(g).dtype != ans_dtype:
+        g = anp.astype(g, ans_dtype)
+    return g
+
+
+def def_elementwise(fun, *partials):
+    """Rules of an elementwise function from its partial derivatives ``partial(ans, *args)``.
+
+    The Jacobian in each argument is diagonal, so the VJP and the JVP are both
+    multiplication by the partial derivative (unbroadcast for the VJP,
+    broadcast for the JVP).
+    """
+
+    def vjp(argnum, ans, args, kwargs):
+        return unbroadcast_f(args[argnum], lambda g: anp.multiply(g, partials[argnum](ans, *args)))
+
+    def jvp(argnum, g, ans, args, kwargs):
+        return broadcast(anp.multiply(g, partials[argnum](ans, *args)), ans)
+
+    defvjp_argnum(fun, vjp)
+    defjvp_argnum(fun, jvp)
+
+
+def balanced_eq(x, z, y):
+    """1 where ``x`` is the selected value ``z``, 1/2 where it ties with ``y``, else 0 (autograd's rule)."""
+    one = anp.ones_like(z)
+    return anp.where(x == z, one, 0.0) / anp.where(x == y, 2.0, one)
+
+
+def replace_zero(x, value):
+    if not hasattr(getval(x), "shape"):
+        return value if x == 0 else x
+    return anp.where(x == 0, value, x)
+
+
+# ---- unary elementwise ----
+
+defvjp(anp.negative, lambda ans, x: lambda g: -g)
+def_linear(anp.negative)
+def_elementwise(anp.abs, lambda ans, x: anp.sign(x))
+def_elementwise(anp.exp, lambda ans, x: ans)
+def_elementwise(anp.log, lambda ans, x: 1.0 / x)
+def_elementwise(anp.log1p, lambda ans, x: 1.0 / (1.0 + x))
+def_elementwise(anp.expm1, lambda ans, x: ans + 1.0)
+def_elementwise(anp.sqrt, lambda ans, x: 0.5 / ans)
+def_elementwise(anp.square, lambda ans, x: 2.0 * x)
+def_elementwise(anp.sin, lambda ans, x: anp.cos(x))
+def_elementwise(anp.cos, lambda ans, x: -anp.sin(x))
+def_elementwise(anp.tan, lambda ans, x: 1.0 + ans**2)
+def_elementwise(anp.sinh, lambda ans, x: anp.cosh(x))
+def_elementwise(anp.cosh, lambda ans, x: anp.sinh(x))
+def_elementwise(anp.tanh, lambda ans, x: 1.0 - ans**2)
+def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
+def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
+def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
+
+# ---- binary elementwise ----
+
+defvjp(anp.add, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: g))
+defjvp(anp.add, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(g, ans))
+defvjp(anp.subtract, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: -g))
+defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
+def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
+def_elementwise(anp.divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: anp.divide(-ans, y))
+def_elementwise(anp.power, lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)), lambda ans, x, y: anp.multiply(anp.log(replace_zero(x, 1.0)), ans))
+def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
+def_elementwise(anp.minimum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
+
+
+def inside_clip(a, a_min, a_max):
+    """Where ``a`` lies within the bounds (a bound of None is no bound)."""
+    inside = anp.ones_like(a, dtype=bool)
+    if a_min is not None:
+        inside = anp.logical_and(inside, a >= a_min)
+    if a_max is not None:
+        inside = anp.logical_and(inside, a <= a_max)
+    return inside
+
+
+defvjp(anp.clip, lambda ans, a, a_min, a_max: unbroadcast_f(a, lambda g: anp.where(inside_clip(a, a_min, a_max), g, 0.0)))
+defjvp(anp.clip, lambda g, ans, a, a_min, a_max: broadcast(anp.where(inside_clip(a, a_min, a_max), g, 0.0), ans))
+defvjp(
+    anp.where,
+    None,
+    lambda ans, c, x, y: unbroadcast_f(x, lambda g: anp.where(c, g, 0.0)),
+    lambda ans, c, x, y: unbroadcast_f(y, lambda g: anp.where(c, 0.0, g)),
+)
+defjvp(
+    anp.where,
+    None,
+    lambda g, ans, c, x, y: broadcast(anp.where(c, g, 0.0), ans),
+    lambda g, ans, c, x, y: broadcast(anp.where(c, 0.0, g), ans),
+)
+
+# ---- reductions ----
+
+
+def expand_reduced(g, x_shape, axis, keepdims):
+    """``g``, reduced from ``x_shape`` over ``axis``, broadcast back to ``x_shape``."""
+    if axis is not None and not keepdims:
+        g = anp.expand_dims(g, axis)
+    return anp.broadcast_to(g, x_shape)
+
+
+def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
+    meta = metadata(x)
+    return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims), meta)
+
+
+defvjp(anp.sum, grad_sum)
+def_linear(anp.sum)
+
+
+def chooser_weights(ans, x, axis, keepdims):
+    """How the derivative of ``max``/``min`` splits among ``x``: equally over the entries
+    equal to the result (autograd's and JAX's convention for ties)."""
+    chosen = anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype)
+    return chosen / anp.sum(chosen, axis=axis, keepdims=True)
+
+
+def grad_chooser(ans, x, axis=None, keepdims=False):
+    x_shape = anp.shape(x)
+    return lambda g: expand_reduced(g, x_shape, axis, keepdims) * chooser_weights(ans, x, axis, keepdims)
+
+
+def jvp_chooser(g, ans, x, axis=None, keepdims=False):
+    return anp.sum(g * chooser_weights(ans, x, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+defvjp(anp.max, grad_chooser)
+defjvp(anp.max, jvp_chooser)
+defvjp(anp.min, grad_chooser)
+defjvp(anp.min, jvp_chooser)
+
+
+def prod_of_others(x, axis):
+    """For each entry, the product of the other entries reduced with it; exact when entries are 0.
+
+    With no zero in a reduction, it is ``prod / x``; with one zero, it is the
+    product of the non-zero entries at the zero and 0 elsewhere; with more, 0.
+    (Second derivatives at points with a zero entry are not covered.)
+    """
+    is_zero = x == 0
+    nonzero = anp.where(is_zero, 1.0, x)
+    zeros_count = anp.sum(anp.astype(is_zero, getval(x).dtype), axis=axis, keepdims=True)
+    prod_nonzero = anp.prod(nonzero, axis=axis, keepdims=True)
+    only_zero = anp.logical_and(is_zero, zeros_count == 1)
+    return anp.where(zeros_count == 0, prod_nonzero / nonzero, anp.where(only_zero, prod_nonzero, 0.0))
+
+
+def grad_prod(ans, x, axis=None, dtype=None, keepdims=False):
+    meta = metadata(x)
+    return lambda g: unbroadcast(anp.multiply(expand_reduced(g, meta[0], axis, keepdims), prod_of_others(x, axis)), meta)
+
+
+defvjp(anp.prod, grad_prod)
+defjvp(anp.prod, lambda g, ans, x, axis=None, dtype=None, keepdims=False: broadcast(anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans))
+
+# ---- linear algebra ----
+
+
+def swap_last(x):
+    axes = list(range(anp.ndim(x)))
+    axes[-2:] = axes[-1], axes[-2]
+    return anp.transpose(x, axes)
+
+
+def drop_last(x):
+    return anp.reshape(x, anp.shape(x)[:-1])
+
+
+def grad_matmul_a(ans, a, b):
+    a_nd, b_nd = anp.ndim(a), anp.ndim(b)
+    if b_nd == 1:
+        return unbroadcast_f(a, lambda g: anp.multiply(anp.expand_dims(g, -1), b))
+    if a_nd == 1:
+        return unbroadcast_f(a, lambda g: drop_last(anp.matmul(b, anp.expand_dims(g, -1))))
+    return unbroadcast_f(a, lambda g: anp.matmul(g, swap_last(b)))
+
+
+def grad_matmul_b(ans, a, b):
+    a_nd, b_nd = anp.ndim(a), anp.ndim(b)
+    if a_nd == 1 and b_nd == 1:
+        return unbroadcast_f(b, lambda g: anp.multiply(g, a))
+    if a_nd == 1:
+        return unbroadcast_f(b, lambda g: anp.multiply(anp.expand_dims(a, -1), anp.expand_dims(g, -2)))
+    if b_nd == 1:
+        return unbroadcast_f(b, lambda g: drop_last(anp.matmul(swap_last(a), anp.expand_dims(g, -1))))
+    return unbroadcast_f(b, lambda g: anp.matmul(swap_last(a), g))
+
+
+defvjp(anp.matmul, grad_matmul_a, grad_matmul_b)
+def_linear(anp.matmul)
+
+
+def tensordot_axes(axes, a_nd, b_nd):
+    """``tensordot``'s ``axes`` as two lists of non-negative axes of ``a`` and ``b``."""
+    if isinstance(axes, int):
+        return list(range(a_nd - axes, a_nd)), list(range(axes))
+    a_axes, b_axes = ([ax] if isinstance(ax, int) else list(ax) for ax in axes)
+    return [ax % a_nd for ax in a_axes], [ax % b_nd for ax in b_axes]
+
+
+def inverse_permutation(order):
+    return tuple(order.index(i) for i in range(len(order)))
+
+
+def grad_tensordot_a(ans, a, b, axes=2):
+    a_axes, b_axes = tensordot_axes(axes, anp.ndim(a), anp.ndim(b))
+    a_free = [i for i in range(anp.ndim(a)) if i not in a_axes]
+    b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
+    g_b_free = tuple(range(len(a_free), len(a_free) + len(b_free)))
+    order = a_free + [a_axes[j] for j in sorted(range(len(b_axes)), key=b_axes.__getitem__)]
+    return unbroadcast_f(a, lambda g: anp.transpose(anp.tensordot(g, b, axes=(g_b_free, tuple(b_free))), inverse_permutation(order)))
+
+
+def grad_tensordot_b(ans, a, b, axes=2):
+    a_axes, b_axes = tensordot_axes(axes, anp.ndim(a), anp.ndim(b))
+    a_free = [i for i in range(anp.ndim(a)) if i not in a_axes]
+    b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
+    g_a_free = tuple(range(len(a_free)))
+    order = [b_axes[j] for j in sorted(range(len(a_axes)), key=a_axes.__getitem__)] + b_free
+    return unbroadcast_f(b, lambda g: anp.transpose(anp.tensordot(a, g, axes=(tuple(a_free), g_a_free)), inverse_permutation(order)))
+
+
+defvjp(anp.tensordot, grad_tensordot_a, grad_tensordot_b)
+def_linear(anp.tensordot)
+
+# ---- shape functions ----
+
+def grad_reshape(ans, x, newshape):
+    meta = metadata(x)
+    return lambda g: unbroadcast(anp.reshape(g, meta[0]), meta)
+
+
+def grad_transpose(ans, x, axes=None):
+    inverse = None if axes is None else inverse_permutation([ax % anp.ndim(x) for ax in axes])
+    return lambda g: anp.transpose(g, inverse)
+
+
+defvjp(anp.reshape, grad_reshape)
+def_linear(anp.reshape)
+defvjp(anp.transpose, grad_transpose)
+def_linear(anp.transpose)
+defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
+def_linear(anp.broadcast_to)
+
+
+def grad_concatenate(argnum, ans, args, kwargs):
+    axis, arrays = args[0], args[1:]
+    if axis is None:
+        sizes = [anp.size(a) for a in arrays]
+        start = sum(sizes[: argnum - 1])
+        x_shape = anp.shape(arrays[argnum - 1])
+        return lambda g: anp.reshape(g[start : start + sizes[argnum - 1]], x_shape)
+    start = sum(anp.shape(a)[axis] for a in arrays[: argnum - 1])
+    stop = start + anp.shape(arrays[argnum - 1])[axis]
+    index = (slice(None),) * (axis % anp.ndim(ans)) + (slice(start, stop), ...)
+    return lambda g: g[index]
+
+
+def jvp_concatenate(argnums, gs, ans, args, kwargs):
+    tangents = dict(zip(argnums, gs))
+    pieces = [tangents[i] if i in tangents else anp.zeros_like(a) for i, a in enumerate(args) if i > 0]
+    return broadcast(anp.concatenate_args(args[0], *pieces), ans)
+
+
+defvjp_argnum(anp.concatenate_args, grad_concatenate)
+defjvp_argnums(anp.concatenate_args, jvp_concatenate)
+
+# ---- indexing ----
+
+def grad_getitem(ans, x, index):
+    meta = metadata(x)
+    return lambda g: unbroadcast(anp.untake(g, index, meta[0]), meta)
+
+
+defvjp(anp.getitem, grad_getitem)
+def_linear(anp.getitem)
+defvjp(anp.untake, lambda ans, g, index, x_shape: lambda h: anp.getitem(h, index))
+def_linear(anp.untake)
+
+# ---- dtype ----
+
+defvjp(anp.astype, lambda ans, x, dtype: unbroadcast_f(x, lambda g: g))
+def_linear(anp.astype)

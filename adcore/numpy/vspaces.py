@@ -1,0 +1,64 @@
+"""ArrayVSpace: zeros, ones, basis vectors and random vectors made by the value's own backend,
+on its device and in its dtype."""
+
+import numpy as _np
+
+from backends import array_backend, default_backend, get_backend
+
+from ..core import VSpace
+from . import wrapper as anp
+from .boxes import SCALAR_TYPES
+
+
+class ArrayVSpace(VSpace):
+    """The space of arrays of one shape, dtype, backend and device.
+
+    Python scalars belong to the default backend; NumPy scalars to NumPy.
+    Integer and boolean spaces exist (for arguments that are not
+    differentiated) but are not ``differentiable``.
+    """
+
+    def __init__(self, value):
+        backend = array_backend(value)
+        if isinstance(value, _np.generic):
+            backend = get_backend("numpy")
+        if backend is None:
+            backend = default_backend()
+            self.dtype = backend.dtype(type(value))
+            self.device = None
+        else:
+            self.dtype = value.dtype
+            self.device = backend.device(value)
+        self.backend = backend
+        self.shape = anp.shape(value)
+        self.size = anp.size(value)
+        self.iscomplex = bool(backend.isdtype(self.dtype, "complex floating"))
+        self.differentiable = bool(backend.isdtype(self.dtype, ("real floating", "complex floating")))
+
+    def zeros(self):
+        return self.backend.zeros(self.shape, dtype=self.dtype, device=self.device)
+
+    def ones(self):
+        return self.backend.ones(self.shape, dtype=self.dtype, device=self.device)
+
+    def standard_basis(self):
+        eye = self.backend.eye(self.size, dtype=self.dtype, device=self.device)
+        for i in range(self.size):
+            yield self.backend.reshape(eye[i], self.shape)
+
+    def randn(self, rng):
+        return self.backend.random_normal(rng, self.shape, self.dtype, self.device)
+
+    def add(self, x, y):
+        return anp.add(x, y)
+
+    def scalar_mul(self, x, a):
+        return anp.multiply(x, a)
+
+    def inner_prod(self, x, y):
+        return anp.sum(anp.multiply(x, y))
+
+
+for _type in (int, bool, *SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_):
+    ArrayVSpace.register(_type)
+VSpace.mappings.resolvers.append(lambda value: ArrayVSpace if array_backend(value) is not None else None)

@@ -1,0 +1,249 @@
+"""The differential operators, with autograd 1.9.1's names, signatures and ``argnum`` semantics.
+
+Each operator ``op(fun, argnum=0)`` returns a function taking ``fun``'s
+arguments; ``argnum`` (an int, or a tuple of ints for a tuple of arguments)
+picks what is differentiated. The returned function is named
+``op_of_fun`` (``op_of_fun_wrt_argnum_N`` for ``argnum`` other than 0).
+"""
+
+from functools import wraps
+
+from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
+from . import numpy as anp
+from .core import defjvp_argnum, defvjp_argnum, primitive, vspace
+from .core import make_jvp as _make_jvp
+from .core import make_vjp as _make_vjp
+
+__all__ = [
+    "checkpoint",
+    "deriv",
+    "elementwise_grad",
+    "grad",
+    "grad_and_aux",
+    "hessian",
+    "jacobian",
+    "make_jvp",
+    "make_vjp",
+    "value_and_grad",
+]
+
+
+def _describe(x):
+    dtype = getattr(x, "dtype", None)
+    return f"{type(x).__name__}" + (f" of dtype {dtype}" if dtype is not None else f" {x!r}")
+
+
+def _check_differentiable(op, fun, argnum, x):
+    where = f"{op}: argument {argnum} of {getattr(fun, '__name__', fun)}"
+    try:
+        vs = vspace(x)
+    except TypeError:
+        raise TypeError(f"{where} is a {_describe(x)}, which cannot be differentiated; pass a float or complex array or scalar") from None
+    if not vs.differentiable:
+        raise TypeError(
+            f"{where} is a {_describe(x)}; only floating-point or complex values can be differentiated "
+            "(write 3.0 rather than 3, or convert with x.astype(float))"
+        )
+
+
+def unary_to_nary(unary_operator):
+    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``."""
+    op = unary_operator.__name__
+
+    @wraps(unary_operator)
+    def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
+        if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
+            raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
+
+        @wraps(fun)
+        def nary_f(*args, **kwargs):
+            argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+            for i in argnums:
+                if not -len(args) <= i < len(args):
+                    raise TypeError(f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)")
+                _check_differentiable(op, fun, i, args[i])
+
+            @wraps(fun)
+            def unary_f(x):
+                subargs = list(args)
+                for i, xi in zip(argnums, (x,) if isinstance(argnum, int) else x):
+                    subargs[i] = xi
+                return fun(*subargs, **kwargs)
+
+            x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
+            return unary_operator(unary_f, x, *nary_op_args, **nary_op_kwargs)
+
+        fun_name = getattr(fun, "__name__", "fun")
+        nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
+        nary_f.__qualname__ = nary_f.__name__
+        nary_f.__doc__ = (
+            f"{op} of function {fun_name} with respect to argument number {argnum}. "
+            f"Takes the same arguments as {fun_name} but returns the {op}."
+        )
+        return nary_f
+
+    return nary_operator
+
+
+def _output_vspace(op, fun, ans):
+    try:
+        return vspace(ans)
+    except TypeError:
+        raise TypeError(f"{op}: {fun.__name__} must return an array or a scalar, but it returned a {type(ans).__name__}") from None
+
+
+@unary_to_nary
+def make_vjp(fun, x):
+    """``(vjp, ans)``: ``ans = fun(x)`` and ``vjp(g)``, the cotangent of ``x`` for an output cotangent ``g``.
+
+    ``g`` has the shape and dtype of ``ans``; ``vjp(g)`` those of ``x``.
+
+    >>> vjp, ans = make_vjp(lambda x: x * x)(3.0)
+    >>> float(ans), float(vjp(1.0))
+    (9.0, 6.0)
+    """
+    return _make_vjp(fun, x)
+
+
+@unary_to_nary
+def make_jvp(fun, x):
+    """``jvp(v) -> (ans, tangent)``: ``fun(x)`` and its derivative along ``v`` (forward mode).
+
+    ``v`` has the shape and dtype of ``x``; the tangent those of ``fun(x)``.
+
+    >>> ans, tangent = make_jvp(lambda x: x * x)(3.0)(1.0)
+    >>> float(tangent)
+    6.0
+    """
+    return _make_jvp(fun, x)
+
+
+@unary_to_nary
+def grad(fun, x):
+    """The gradient of a real scalar-valued ``fun`` with respect to argument ``argnum``.
+
+    The gradient has the shape and dtype of the argument (float32 stays float32).
+    Computed in reverse mode: one trace and one backward pass.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns a non-scalar or complex value (use ``jacobian`` or
+        ``elementwise_grad``), or the argument is not a float or complex value.
+
+    >>> float(grad(lambda x: x * x)(3.0))
+    6.0
+    """
+    vjp, ans = _make_vjp(fun, x)
+    vs = _output_vspace("grad", fun, ans)
+    if vs.size != 1 or vs.iscomplex:
+        raise TypeError(
+            f"grad only applies to real scalar-output functions; {fun.__name__} returned a "
+            f"{_describe(ans)} of shape {getattr(ans, 'shape', ())}. "
+            "Try jacobian, elementwise_grad or holomorphic_grad."
+        )
+    return vjp(vs.ones())
+
+
+@unary_to_nary
+def value_and_grad(fun, x):
+    """``(fun(x), grad(fun)(x))`` from one trace.
+
+    >>> value, gradient = value_and_grad(lambda x: x * x)(3.0)
+    >>> float(value), float(gradient)
+    (9.0, 6.0)
+    """
+    vjp, ans = _make_vjp(fun, x)
+    vs = _output_vspace("value_and_grad", fun, ans)
+    if vs.size != 1 or vs.iscomplex:
+        raise TypeError(f"value_and_grad only applies to real scalar-output functions; {fun.__name__} returned shape {vs.shape}.")
+    return ans, vjp(vs.ones())
+
+
+@unary_to_nary
+def grad_and_aux(fun, x):
+    """For ``fun`` returning ``(value, aux)``: ``(grad of value, aux)``; ``aux`` is not differentiated.
+
+    >>> g, aux = grad_and_aux(lambda x: (x * x, "note"))(3.0)
+    >>> float(g), aux
+    (6.0, 'note')
+    """
+    aux = []
+
+    def value_only(x):
+        value, aux_value = fun(x)
+        aux.append(aux_value)
+        return value
+
+    vjp, ans = _make_vjp(value_only, x)
+    return vjp(_output_vspace("grad_and_aux", fun, ans).ones()), aux[0]
+
+
+@unary_to_nary
+def elementwise_grad(fun, x):
+    """The sum of the Jacobian's rows: for elementwise ``fun``, the derivative of each output entry
+    with respect to its input entry. One backward pass, seeded with ones.
+
+    >>> elementwise_grad(lambda x: x * x)(anp.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    vjp, ans = _make_vjp(fun, x)
+    vs = _output_vspace("elementwise_grad", fun, ans)
+    if vs.iscomplex:
+        raise TypeError("elementwise_grad only applies to real-output functions; try holomorphic_grad.")
+    return vjp(vs.ones())
+
+
+@unary_to_nary
+def jacobian(fun, x):
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode
+    (one backward pass per output entry).
+
+    >>> jacobian(lambda x: x * x)(anp.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    vjp, ans = _make_vjp(fun, x)
+    ans_vs, x_vs = _output_vspace("jacobian", fun, ans), vspace(x)
+    rows = [vjp(basis_vector) for basis_vector in ans_vs.standard_basis()]
+    return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+
+
+def hessian(fun, argnum=0):
+    """The Hessian of scalar ``fun``: ``jacobian(jacobian(fun))``, of shape ``x.shape + x.shape``.
+
+    >>> hessian(lambda x: x ** 3)(2.0)
+    array(12.)
+    """
+    return jacobian(jacobian(fun, argnum), argnum)
+
+
+@unary_to_nary
+def deriv(fun, x):
+    """The derivative of ``fun`` along a tangent of ones (forward mode); for scalar ``x`` the derivative.
+
+    >>> float(deriv(lambda x: x ** 3)(2.0))
+    12.0
+    """
+    return _make_jvp(fun, x)(vspace(x).ones())[1]
+
+
+def checkpoint(fun):
+    """``fun`` as one primitive whose intermediate values are not kept: the backward pass
+    (and forward mode) recomputes them, trading time for memory.
+
+    >>> f = checkpoint(lambda x: anp.sin(x) * 2.0)
+    >>> round(float(grad(f)(0.0)), 6)
+    2.0
+    """
+    checkpointed = primitive(fun)
+
+    def vjp_argnum(argnum, ans, args, kwargs):
+        return lambda g: make_vjp(fun, argnum)(*args, **kwargs)[0](g)
+
+    def jvp_argnum(argnum, g, ans, args, kwargs):
+        return make_jvp(fun, argnum)(*args, **kwargs)(g)[1]
+
+    defvjp_argnum(checkpointed, vjp_argnum)
+    defjvp_argnum(checkpointed, jvp_argnum)
+    return checkpointed

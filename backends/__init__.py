@@ -1,0 +1,156 @@
+"""The backend registry: which array library computes a call, and the default one.
+
+``backend_of(*values)`` finds the backend of a call's arguments by a dictionary
+lookup on their types, filled on first sight of a type through
+``array_api_compat``. Python and NumPy scalars carry no backend; a call with no
+array argument goes to the default backend (``numpy`` unless changed with
+``set_backend`` or ``use_backend``, which are per thread and per context).
+"""
+
+import contextvars
+import importlib
+import numbers
+from contextlib import contextmanager
+
+import array_api_compat
+import numpy as np
+
+from .base import Backend
+
+__all__ = ["Backend", "array_backend", "available", "backend_of", "default_backend", "get_backend", "set_backend", "use_backend"]
+
+NAMES = ("numpy", "cupy", "array_api_strict", "torch", "jax", "dask")
+
+_loaded = {}
+_by_type = {}
+_default = contextvars.ContextVar("adcore_default_backend", default="numpy")
+
+
+def get_backend(name):
+    """The backend called ``name`` (one of ``NAMES``), loading its library on first use.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a backend adcore knows.
+    ImportError, RuntimeError
+        If the library is not installed, or cannot run here (CuPy without a GPU).
+    """
+    if isinstance(name, Backend):
+        return name
+    try:
+        return _loaded[name]
+    except KeyError:
+        pass
+    if name not in NAMES:
+        raise ValueError(f"unknown adcore backend {name!r}; the backends are {', '.join(NAMES)}")
+    if name == "numpy":
+        from .numpy import NumPyBackend as make
+    elif name == "cupy":
+        make = importlib.import_module("backends.cupy").CuPyBackend
+    else:
+        from .array_api import load
+
+        def make():
+            return load(name)
+
+    _loaded[name] = backend = make()
+    return backend
+
+
+def unavailable_reason(name):
+    """Why backend ``name`` cannot run on this machine, or None if it can."""
+    try:
+        get_backend(name)
+    except Exception as error:  # noqa: BLE001 - any failure to load means "not here", and says why
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def available():
+    """The names of the backends that can run on this machine."""
+    return [name for name in NAMES if unavailable_reason(name) is None]
+
+
+def _backend_of_type(value):
+    if isinstance(value, (numbers.Number, np.generic)) or not array_api_compat.is_array_api_obj(value):
+        return None
+    if array_api_compat.is_numpy_array(value):
+        return get_backend("numpy")
+    if array_api_compat.is_cupy_array(value):
+        return get_backend("cupy")
+    name = array_api_compat.array_namespace(value).__name__
+    for backend_name in NAMES:
+        if backend_name in name:
+            return get_backend(backend_name)
+    raise TypeError(f"adcore has no backend for arrays of type {type(value).__module__}.{type(value).__name__}")
+
+
+def array_backend(value):
+    """The backend of ``value`` if it is an array (not a scalar), else None; cached per type."""
+    try:
+        return _by_type[type(value)]
+    except KeyError:
+        backend = _by_type[type(value)] = _backend_of_type(value)
+        return backend
+
+
+def backend_of(*values, op=None):
+    """The backend of the arrays among ``values`` (the default backend if there is none).
+
+    Parameters
+    ----------
+    *values
+        Arguments of one call; non-arrays (scalars, lists, None) are ignored.
+    op : str, optional
+        The calling function's name, for error messages.
+
+    Raises
+    ------
+    ValueError
+        If the arrays come from two backends, or from two devices of one backend.
+    """
+    found = first = None
+    for value in values:
+        try:
+            backend = _by_type[type(value)]
+        except KeyError:
+            backend = array_backend(value)
+        if backend is None:
+            continue
+        if found is None:
+            found, first = backend, value
+        elif backend is not found:
+            raise ValueError(
+                f"{op or 'adcore'}: arrays from two backends in one call, {found.name} "
+                f"({type(first).__name__}) and {backend.name} ({type(value).__name__}); "
+                "move them to one backend first"
+            )
+        elif backend.multi_device and backend.device(value) != backend.device(first):
+            raise ValueError(
+                f"{op or 'adcore'}: {backend.name} arrays on two devices in one call, "
+                f"{backend.device(first)} and {backend.device(value)}; move them to one device first"
+            )
+    return found or get_backend(_default.get())
+
+
+def default_backend():
+    """The backend that serves calls with no array argument (``np.zeros(3)``)."""
+    return get_backend(_default.get())
+
+
+def set_backend(name):
+    """Make ``name`` the default backend in this thread and context; returns the backend."""
+    backend = get_backend(name)
+    _default.set(backend.name)
+    return backend
+
+
+@contextmanager
+def use_backend(name):
+    """``with use_backend("cupy"):`` makes ``name`` the default backend inside the block."""
+    token = _default.set(get_backend(name).name)
+    try:
+        yield get_backend(name)
+    finally:
+        _default.reset(token)

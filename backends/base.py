@@ -1,0 +1,166 @@
+"""The Backend interface: one array library, seen through Array API names.
+
+A backend answers the standard's functions as attributes (``backend.sin``,
+``backend.permute_dims``, ``backend.concat``), plus what differentiation needs
+and the standard lacks: ``scatter_add``, host transfer, random numbers,
+``synchronize``. It knows nothing of derivatives.
+"""
+
+import numpy
+
+import array_api_compat
+
+#: Array API functions taking arrays or Python scalars elementwise. NumPy scalars
+#: carry no backend, so they are passed on as Python scalars; the standard
+#: requires at least one array among the arguments, so a call with scalars only
+#: gets its first argument made an array first.
+ELEMENTWISE = frozenset(
+    "abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_invert bitwise_left_shift bitwise_or "
+    "bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal exp expm1 floor floor_divide "
+    "greater greater_equal hypot imag isfinite isinf isnan less less_equal log log1p log2 log10 logaddexp "
+    "logical_and logical_not logical_or logical_xor maximum minimum multiply negative nextafter not_equal "
+    "positive pow real reciprocal remainder round sign signbit sin sinh sqrt square subtract tan tanh trunc where".split()
+)
+
+
+class Backend:
+    """One array library.
+
+    Attributes
+    ----------
+    name : str
+        The name used by ``get_backend`` and in error messages.
+    xp : module
+        The library's Array API namespace.
+    multi_device : bool
+        Whether arrays of this library can live on different devices (so calls
+        check that their arguments share one).
+    """
+
+    multi_device = True
+
+    def __init__(self, name, xp):
+        self.name = name
+        self.xp = xp
+
+    def __getattr__(self, api_name):
+        if api_name.startswith("_"):
+            raise AttributeError(api_name)
+        try:
+            fun = self.lookup(api_name)
+        except AttributeError:
+            raise NotImplementedError(f"the {self.name} backend has no function {api_name!r}") from None
+        setattr(self, api_name, fun)
+        return fun
+
+    def lookup(self, api_name):
+        """The function answering the Array API name ``api_name`` (cached by ``__getattr__``)."""
+        fun = getattr(self.xp, api_name)
+        return _first_scalar_as_array(fun, self.xp) if api_name in ELEMENTWISE else fun
+
+    def __repr__(self):
+        return f"<adcore backend {self.name}>"
+
+    def device(self, x):
+        return array_api_compat.device(x)
+
+    def dtype(self, spec):
+        """This library's dtype for ``spec`` (a NumPy dtype, type or name, or already one of ours)."""
+        if spec is None:
+            return None
+        try:
+            name = numpy.dtype(spec).name
+        except TypeError:
+            return spec
+        return getattr(self.xp, name)
+
+    def to_numpy(self, x):
+        """An explicit copy of ``x`` on the host, as a NumPy array."""
+        return numpy.asarray(array_api_compat.to_device(x, "cpu"))
+
+    def from_numpy(self, x, dtype=None, device=None):
+        """An explicit copy of the NumPy array ``x`` in this library, on ``device``."""
+        return self.xp.asarray(x, dtype=self.dtype(dtype), device=device)
+
+    def synchronize(self):
+        """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
+
+    def random_normal(self, rng, shape, dtype, device=None):
+        """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
+        values = rng.standard_normal(shape)
+        if self.xp.isdtype(dtype, "complex floating"):
+            values = values + 1j * rng.standard_normal(shape)
+        return self.from_numpy(values, dtype=dtype, device=device)
+
+    def scatter_add(self, shape, dtype, device, index, values):
+        """``out = zeros(shape); out[index] += values``, with repeated indices accumulating.
+
+        The standard has no scatter-add: an index without integer arrays cannot
+        repeat a position, so it is a plain assignment; an integer-array index is
+        accumulated by ``scatter_add_repeated``.
+        """
+        xp = self.xp
+        out = xp.zeros(shape, dtype=dtype, device=device)
+        index = tuple(self.xp.asarray(i, device=device) if isinstance(i, list) else i for i in _as_tuple(index))
+        if any(_is_integer_array(xp, i) for i in index):
+            return self.scatter_add_repeated(out, index, values)
+        if len(index) == 1 and _is_boolean_array(xp, index[0]):
+            return self.scatter_masked(out, index[0], values)
+        kept = tuple(i for i in index if i is not None)
+        out[kept] = xp.reshape(values, out[kept].shape) if values.ndim else values
+        return out
+
+    def scatter_masked(self, zeros, mask, values):
+        """``zeros`` with ``values`` (one row per true entry of ``mask``, in order) put where ``mask`` holds.
+
+        Written without item assignment: each position of the mask picks its row
+        of ``values`` by the running count of true entries, then ``where`` keeps
+        the masked ones (shape-stable, and no host copy of the mask).
+        """
+        xp = self.xp
+        if values.shape[0] == 0:
+            return zeros
+        flat_mask = xp.reshape(mask, (-1,))
+        rows = xp.cumulative_sum(xp.astype(flat_mask, xp.int64)) - 1
+        picked = xp.take(values, xp.where(flat_mask, rows, 0), axis=0)
+        keep = xp.reshape(flat_mask, (-1,) + (1,) * (values.ndim - 1))
+        return xp.reshape(xp.where(keep, picked, 0.0), zeros.shape)
+
+    def scatter_add_repeated(self, out, index, values):
+        """``out[index] += values`` for an index with integer arrays, which may repeat positions.
+
+        The standard has no such routine: positions are made flat and summed
+        through a one-hot matrix product (memory ``values.size * out.size``).
+        Libraries with a native scatter-add override this.
+        """
+        xp = self.xp
+        shape, device = out.shape, self.device(out)
+        size = 1
+        for n in shape:
+            size *= n
+        flat_positions = xp.reshape(xp.reshape(xp.arange(size, device=device), shape)[index], (-1,))
+        one_hot = xp.astype(flat_positions[:, None] == xp.arange(size, device=device)[None, :], out.dtype)
+        return out + xp.reshape(xp.reshape(values, (1, -1)) @ one_hot, shape)
+
+
+def _as_tuple(index):
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _is_boolean_array(xp, index):
+    return hasattr(index, "dtype") and index.dtype == xp.bool
+
+
+def _is_integer_array(xp, index):
+    return hasattr(index, "dtype") and xp.isdtype(index.dtype, "integral")
+
+
+def _first_scalar_as_array(fun, xp):
+    def call(*args, **kwargs):
+        args = tuple(a.item() if isinstance(a, numpy.generic) else a for a in args)
+        if args and not any(hasattr(a, "shape") for a in args):
+            args = (xp.asarray(args[0]),) + args[1:]
+        return fun(*args, **kwargs)
+
+    call.__name__ = fun.__name__
+    return call

@@ -13,12 +13,13 @@ primitive_vjps = {}
 
 
 class VJPNode(Node):
-    """Keeps its parents and the local VJP, a function from the output cotangent
-    to the tuple of cotangents of the parents."""
+    """Keeps its primitive ``fun``, its parents and the local VJP, a function from
+    the output cotangent to the tuple of cotangents of the parents."""
 
-    __slots__ = ["parents", "vjp"]
+    __slots__ = ["fun", "parents", "vjp"]
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        self.fun = fun
         self.parents = parents
         try:
             vjpmaker = primitive_vjps[fun]
@@ -27,6 +28,7 @@ class VJPNode(Node):
         self.vjp = vjpmaker(parent_argnums, value, args, kwargs)
 
     def initialize_root(self):
+        self.fun = None
         self.parents = ()
         self.vjp = lambda g: ()
 

@@ -29,7 +29,7 @@ def unbroadcast(g, meta):
         lead = len(g_shape) - len(x_shape)
         stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
         g = anp.reshape(anp.sum(g, axis=tuple(range(lead)) + stretched), x_shape)
-    if x_dtype is not None and getval(g).dtype != x_dtype:
+    if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = anp.astype(g, x_dtype)
     return g
 
@@ -41,6 +41,8 @@ def unbroadcast_f(x, vjp):
 
 def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
+    if not hasattr(getval(g), "shape"):
+        return anp.multiply(g, anp.ones_like(ans))
     ans_shape = anp.shape(ans)
     if anp.shape(g) != ans_shape:
         g = anp.broadcast_to(g, ans_shape)

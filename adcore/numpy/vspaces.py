@@ -44,7 +44,7 @@ class ArrayVSpace(VSpace):
     def standard_basis(self):
         eye = self.backend.eye(self.size, dtype=self.dtype, device=self.device)
         for i in range(self.size):
-            yield self.backend.reshape(eye[i], self.shape)
+            yield self.backend.reshape(eye[i, ...], self.shape)
 
     def randn(self, rng):
         return self.backend.random_normal(rng, self.shape, self.dtype, self.device)

@@ -1,0 +1,93 @@
+"""The backend registry, the default backend, and what vspaces and scatter-add make on each backend."""
+
+import threading
+
+import numpy
+import pytest
+
+import adcore
+import adcore.numpy as np
+import backends
+from adcore.core import vspace
+
+
+def test_backend_of_finds_the_arrays_backend(backend):
+    x = backend.asarray([1.0, 2.0])
+    assert backends.backend_of(x, 2.0, numpy.float64(1.0), None, "name") is backend.backend
+    assert backends.array_backend(2.0) is None
+    assert backends.array_backend(numpy.float32(2.0)) is None
+
+
+def test_available_lists_the_backends_that_run_here():
+    names = backends.available()
+    assert "numpy" in names and "array_api_strict" in names
+    for name in set(backends.NAMES) - set(names):
+        assert backends.unavailable_reason(name)
+
+
+def test_default_backend_and_use_backend():
+    assert adcore.default_backend().name == "numpy"
+    with adcore.use_backend("array_api_strict") as strict:
+        assert strict.name == "array_api_strict"
+        z = np.zeros((2, 3))
+        assert backends.array_backend(z) is strict and z.shape == (2, 3)
+        assert backends.array_backend(np.array([1.0, 2.0])) is strict
+        assert backends.array_backend(np.linspace(0, 1, 5)) is strict
+    assert adcore.default_backend().name == "numpy"
+
+
+def test_use_backend_restores_after_an_exception():
+    with pytest.raises(RuntimeError):
+        with adcore.use_backend("array_api_strict"):
+            raise RuntimeError
+    assert adcore.default_backend().name == "numpy"
+
+
+def test_set_backend_does_not_leak_into_other_threads():
+    seen = []
+    try:
+        adcore.set_backend("array_api_strict")
+        thread = threading.Thread(target=lambda: seen.append(adcore.default_backend().name))
+        thread.start()
+        thread.join()
+        assert adcore.default_backend().name == "array_api_strict"
+    finally:
+        adcore.set_backend("numpy")
+    assert seen == ["numpy"]
+
+
+def test_grad_of_python_scalar_under_another_default_backend():
+    with adcore.use_backend("array_api_strict"):
+        g = adcore.grad(lambda x: x * x)(3.0)
+    assert float(backends.get_backend("array_api_strict").to_numpy(g)) == 6.0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_vspace_makes_zeros_and_ones_on_the_values_device_and_dtype(backend, dtype):
+    x = backend.asarray(numpy.ones((2, 3)), dtype)
+    vs = vspace(x)
+    for made in (vs.zeros(), vs.ones(), vs.randn(numpy.random.default_rng(0)), *vs.standard_basis()):
+        backend.check_device(made)
+        assert made.dtype == x.dtype and made.shape == (2, 3)
+    assert vs.size == 6 and vs.differentiable and not vs.iscomplex
+
+
+def test_scatter_add_accumulates_repeated_indices(backend):
+    b = backend.backend
+    dtype = b.dtype("float64")
+    index = b.from_numpy(numpy.array([2, 0, 2]), device=backend.device)
+    out = b.scatter_add((4,), dtype, backend.device, index, backend.asarray([1.0, 2.0, 3.0]))
+    backend.check_device(out)
+    numpy.testing.assert_array_equal(backend.to_numpy(out), [2.0, 0.0, 4.0, 0.0])
+    mask = b.from_numpy(numpy.array([[True, False], [False, True]]), device=backend.device)
+    out = b.scatter_add((2, 2), dtype, backend.device, mask, backend.asarray([5.0, 6.0]))
+    numpy.testing.assert_array_equal(backend.to_numpy(out), [[5.0, 0.0], [0.0, 6.0]])
+    out = b.scatter_add((2, 3), dtype, backend.device, (slice(None), 1), backend.asarray([7.0, 8.0]))
+    numpy.testing.assert_array_equal(backend.to_numpy(out), [[0.0, 7.0, 0.0], [0.0, 8.0, 0.0]])
+
+
+def test_cupy_is_skipped_with_a_reason_without_a_gpu():
+    reason = backends.unavailable_reason("cupy")
+    if reason is None:
+        pytest.skip("CuPy runs on this machine")
+    assert "cupy" in reason.lower() or "cuda" in reason.lower()

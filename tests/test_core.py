@@ -1,0 +1,142 @@
+"""The engine: tracing, nodes, nested traces, registries, and the two worked examples."""
+
+import ast
+import math
+import pathlib
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+import adcore.numpy as np
+from adcore import grad, jacobian, make_jvp, make_vjp
+from adcore.core import VJPNode, toposort, trace
+from adcore.extend import defjvp, defvjp, notrace_primitive, primitive
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_reverse_worked_example():
+    def f(x):
+        return x * x
+
+    assert grad(f)(3.0) == 6.0
+    vjp, ans = make_vjp(f)(3.0)
+    assert ans == 9.0
+    assert vjp(1.0) == 6.0
+
+    root = VJPNode.new_root()
+    value, end_node = trace(root, f, 3.0)
+    nodes = list(toposort(end_node))
+    assert value == 9.0
+    assert nodes == [end_node, root]
+    assert end_node.fun is np.multiply
+    assert end_node.parents == (root, root)
+
+
+def test_forward_worked_example(backend):
+    def f(x):
+        return np.array([x[0] + x[1], x[0] * x[1], np.sin(x[0])])
+
+    x = backend.asarray([2.0, 3.0])
+    jvp = make_jvp(f)(x)
+    _, column0 = jvp(backend.asarray([1.0, 0.0]))
+    _, column1 = jvp(backend.asarray([0.0, 1.0]))
+    numpy.testing.assert_allclose(backend.to_numpy(column0), [1.0, 3.0, math.cos(2.0)], rtol=1e-15)
+    numpy.testing.assert_allclose(backend.to_numpy(column1), [1.0, 2.0, 0.0], rtol=1e-15)
+    reverse = backend.to_numpy(jacobian(f)(x))
+    numpy.testing.assert_allclose(numpy.stack([backend.to_numpy(column0), backend.to_numpy(column1)], axis=1), reverse, rtol=1e-15)
+
+
+def test_nested_traces_do_not_confuse_perturbations():
+    # Siskind & Pearlmutter's perturbation confusion example: d/dx [x * d/dy (x + y)] = 1.
+    assert grad(lambda x: x * grad(lambda y: x + y)(1.0))(2.0) == 1.0
+
+    def forward(x):
+        return make_jvp(lambda y: x + y)(1.0)(1.0)[1] * x
+
+    assert make_jvp(forward)(2.0)(1.0)[1] == 1.0
+
+
+def test_higher_order_by_nesting():
+    f = lambda x: x**4  # noqa: E731
+    assert grad(grad(grad(f)))(2.0) == pytest.approx(24.0 * 2.0)
+    forward_over_reverse = make_jvp(grad(f))(2.0)(1.0)[1]
+    assert forward_over_reverse == pytest.approx(12.0 * 4.0)
+
+
+def test_output_not_depending_on_input_gives_zeros():
+    assert grad(lambda x: 5.0)(3.0) == 0.0
+    assert make_jvp(lambda x: np.ones(2))(3.0)(1.0)[1].tolist() == [0.0, 0.0]
+
+
+def test_exception_in_traced_function_leaves_no_state():
+    def fails(x):
+        np.sin(x)
+        raise RuntimeError("user error")
+
+    with pytest.raises(RuntimeError, match="user error"):
+        grad(fails)(1.0)
+    assert grad(lambda x: x * x)(3.0) == 6.0
+
+
+def test_long_chain_has_no_recursion_limit():
+    def chain(x):
+        for _ in range(20_000):
+            x = x + 1e-5 * np.sin(x)
+        return x
+
+    assert numpy.isfinite(grad(chain)(0.5))
+
+
+def test_user_defined_primitive_through_extend():
+    @primitive
+    def cube(x):
+        return x * x * x
+
+    defvjp(cube, lambda ans, x: lambda g: g * 3.0 * x**2)
+    defjvp(cube, lambda g, ans, x: g * 3.0 * x**2)
+    assert grad(cube)(2.0) == 12.0
+    assert make_jvp(cube)(2.0)(1.0)[1] == 12.0
+    assert grad(grad(cube))(2.0) == 12.0
+
+
+def test_missing_rules_name_primitive_argnum_and_mode():
+    @primitive
+    def opaque(x, y):
+        return x + y
+
+    defvjp(opaque, lambda ans, x, y: lambda g: g)
+    with pytest.raises(NotImplementedError, match="VJP of .*opaque wrt argnum 1 is not defined"):
+        grad(opaque, 1)(1.0, 2.0)
+    with pytest.raises(NotImplementedError, match="JVP of .*opaque wrt argnum 0 is not defined"):
+        make_jvp(opaque)(1.0, 2.0)(1.0)
+
+
+def test_nondifferentiable_primitive_returns_raw_values():
+    @notrace_primitive
+    def count_positive(x):
+        return int((x > 0).sum())
+
+    def f(x):
+        assert count_positive(x) == 2
+        return np.sum(x) * count_positive(x)
+
+    numpy.testing.assert_array_equal(grad(f)(numpy.array([1.0, 2.0, -1.0])), [2.0, 2.0, 2.0])
+
+
+def test_core_imports_no_array_library():
+    forbidden = {"numpy", "cupy", "cupyx", "array_api_compat", "array_api_strict", "torch", "jax", "dask", "backends"}
+    for path in (ROOT / "adcore" / "core").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            assert not {n.split(".")[0] for n in names} & forbidden, f"{path.name} imports {names}"
+
+
+def test_import_adcore_loads_no_optional_library():
+    code = "import sys, adcore, adcore.numpy; print(sorted(m for m in ('cupy', 'torch', 'jax', 'dask', 'array_api_strict') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"

@@ -161,4 +161,3 @@ class ContainerVSpace(VSpace):
 
 for _container_type in (tuple, list, dict):
     ContainerVSpace.register(_container_type)
-

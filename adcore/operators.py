@@ -38,7 +38,9 @@ def _check_differentiable(op, fun, argnum, x):
     try:
         vs = vspace(x)
     except TypeError:
-        raise TypeError(f"{where} is a {_describe(x)}, which cannot be differentiated; pass a float or complex array or scalar") from None
+        raise TypeError(
+            f"{where} is a {_describe(x)}, which cannot be differentiated; pass a float or complex array or scalar"
+        ) from None
     if not vs.differentiable:
         raise TypeError(
             f"{where} is a {_describe(x)}; only floating-point or complex values can be differentiated "
@@ -60,7 +62,9 @@ def unary_to_nary(unary_operator):
             argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
             for i in argnums:
                 if not -len(args) <= i < len(args):
-                    raise TypeError(f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)")
+                    raise TypeError(
+                        f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
+                    )
                 _check_differentiable(op, fun, i, args[i])
 
             @wraps(fun)
@@ -89,7 +93,9 @@ def _output_vspace(op, fun, ans):
     try:
         return vspace(ans)
     except TypeError:
-        raise TypeError(f"{op}: {fun.__name__} must return an array or a scalar, but it returned a {type(ans).__name__}") from None
+        raise TypeError(
+            f"{op}: {fun.__name__} must return an array or a scalar, but it returned a {type(ans).__name__}"
+        ) from None
 
 
 @unary_to_nary

@@ -124,7 +124,9 @@ def check_jvp(f, x, rng):
     name = getattr(f, "__name__", "f")
     if not _same_space(vspace(y), vspace(tangent)):
         raise AssertionError(f"check_grads: the JVP of {name} returned {vspace(tangent)}, expected {vspace(y)}")
-    _assert_close(f"check_grads: the JVP of {name} disagrees with finite differences", tangent, _numerical_jvp(f, x, v), _tolerance(x))
+    _assert_close(
+        f"check_grads: the JVP of {name} disagrees with finite differences", tangent, _numerical_jvp(f, x, v), _tolerance(x)
+    )
 
 
 def check_vjp(f, x, rng):
@@ -138,7 +140,12 @@ def check_vjp(f, x, rng):
         raise AssertionError(f"check_grads: the VJP of {name} returned {vspace(cotangent)}, expected {x_vs}")
     exact = x_vs.inner_prod(v, cotangent)
     numeric = vspace(_map(_to_float64, y)).inner_prod(_map(_to_float64, u), _numerical_jvp(f, x, v))
-    _assert_close(f"check_grads: the VJP of {name} disagrees with finite differences (<J^T u, v> vs <u, J v>)", exact, numeric, _tolerance(x))
+    _assert_close(
+        f"check_grads: the VJP of {name} disagrees with finite differences (<J^T u, v> vs <u, J v>)",
+        exact,
+        numeric,
+        _tolerance(x),
+    )
 
 
 @unary_to_nary

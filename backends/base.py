@@ -6,9 +6,8 @@ and the standard lacks: ``scatter_add``, host transfer, random numbers,
 ``synchronize``. It knows nothing of derivatives.
 """
 
-import numpy
-
 import array_api_compat
+import numpy
 
 #: Array API functions taking arrays or Python scalars elementwise. NumPy scalars
 #: carry no backend, so they are passed on as Python scalars; the standard

@@ -46,7 +46,9 @@ def test_forward_worked_example(backend):
     numpy.testing.assert_allclose(backend.to_numpy(column0), [1.0, 3.0, math.cos(2.0)], rtol=1e-15)
     numpy.testing.assert_allclose(backend.to_numpy(column1), [1.0, 2.0, 0.0], rtol=1e-15)
     reverse = backend.to_numpy(jacobian(f)(x))
-    numpy.testing.assert_allclose(numpy.stack([backend.to_numpy(column0), backend.to_numpy(column1)], axis=1), reverse, rtol=1e-15)
+    numpy.testing.assert_allclose(
+        numpy.stack([backend.to_numpy(column0), backend.to_numpy(column1)], axis=1), reverse, rtol=1e-15
+    )
 
 
 def test_nested_traces_do_not_confuse_perturbations():
@@ -137,6 +139,7 @@ def test_core_imports_no_array_library():
 
 
 def test_import_adcore_loads_no_optional_library():
-    code = "import sys, adcore, adcore.numpy; print(sorted(m for m in ('cupy', 'torch', 'jax', 'dask', 'array_api_strict') if m in sys.modules))"
+    optional = ("cupy", "torch", "jax", "dask", "array_api_strict")
+    code = f"import sys, adcore, adcore.numpy; print(sorted(m for m in {optional} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"

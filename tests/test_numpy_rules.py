@@ -79,18 +79,36 @@ SPECS = [
     *cases("where", lambda x, y: np.where(x > 0, x, y), ((2, 3), (3,))),
     *cases("clip", lambda x: np.clip(x, -1.0, 1.0), ((2, 3),)),
     *cases("clip_lower", lambda x: np.clip(x, -1.0, None), ((2, 3),)),
-    *[Spec(f"sum_axis{axis}_keepdims{k}", lambda x, a=axis, k=k: np.sum(x, axis=a, keepdims=k), ((2, 3, 4),))
-      for axis in (None, 0, -1, (0, 2)) for k in (False, True)],
+    *[
+        Spec(f"sum_axis{axis}_keepdims{k}", lambda x, a=axis, k=k: np.sum(x, axis=a, keepdims=k), ((2, 3, 4),))
+        for axis in (None, 0, -1, (0, 2))
+        for k in (False, True)
+    ],
     *[Spec(f"mean_axis{axis}", lambda x, a=axis: np.mean(x, axis=a), ((2, 3, 4),)) for axis in (None, 1, (0, 2))],
     *[Spec(f"prod_axis{axis}", lambda x, a=axis: np.prod(x, axis=a), ((2, 3, 4),)) for axis in (None, 1, (0, 2))],
-    *[Spec(f"{f.__name__}_axis{axis}_keepdims{k}", lambda x, f=f, a=axis, k=k: f(x, axis=a, keepdims=k), ((2, 3, 4),))
-      for f in (np.max, np.min) for axis in (None, 0, (1, 2)) for k in (False, True)],
-    *[Spec(f"matmul{a}{b}", np.matmul, (a, b))
-      for a, b in [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4))]],
-    *[Spec(f"dot{a}{b}", np.dot, (a, b)) for a, b in [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((), (3,)), ((2, 3, 4), (5, 4, 2))]],
-    *[Spec(f"tensordot_axes{axes}", lambda a, b, axes=axes: np.tensordot(a, b, axes=axes), shapes)
-      for axes, shapes in [(1, ((2, 3), (3, 4))), (2, ((2, 3, 4), (3, 4))), (([1], [0]), ((2, 3), (3, 4))),
-                           (([0, 2], [1, 0]), ((2, 3, 4), (4, 2, 5)))]],
+    *[
+        Spec(f"{f.__name__}_axis{axis}_keepdims{k}", lambda x, f=f, a=axis, k=k: f(x, axis=a, keepdims=k), ((2, 3, 4),))
+        for f in (np.max, np.min)
+        for axis in (None, 0, (1, 2))
+        for k in (False, True)
+    ],
+    *[
+        Spec(f"matmul{a}{b}", np.matmul, (a, b))
+        for a, b in [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4))]
+    ],
+    *[
+        Spec(f"dot{a}{b}", np.dot, (a, b))
+        for a, b in [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((), (3,)), ((2, 3, 4), (5, 4, 2))]
+    ],
+    *[
+        Spec(f"tensordot_axes{axes}", lambda a, b, axes=axes: np.tensordot(a, b, axes=axes), shapes)
+        for axes, shapes in [
+            (1, ((2, 3), (3, 4))),
+            (2, ((2, 3, 4), (3, 4))),
+            (([1], [0]), ((2, 3), (3, 4))),
+            (([0, 2], [1, 0]), ((2, 3, 4), (4, 2, 5))),
+        ]
+    ],
     *cases("reshape", lambda x: np.reshape(x, (3, 2)), ((2, 3),)),
     *cases("reshape_method", lambda x: x.reshape(6, 1), ((2, 3),)),
     *cases("ravel", np.ravel, ((2, 3),)),

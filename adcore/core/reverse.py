@@ -141,4 +141,3 @@ def zero_vjp(argnum):
 def defvjp_is_zero(fun, argnums=(0,)):
     """The cotangent of each of ``argnums`` is zero (e.g. integer or index arguments)."""
     defvjp(fun, *[None] * len(argnums), argnums=argnums)
-

@@ -4,7 +4,8 @@ Every rule is written with ``adcore.numpy`` functions, never a raw array
 library, so rules are traced themselves (higher order works) and run on every
 backend. Where either operand of a product may be a raw array and the other a
 traced one, rules call ``anp.multiply`` rather than ``*``: some libraries
-(array-api-strict) raise on ``raw * box`` instead of deferring to the box. Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
+(array-api-strict) raise on ``raw * box`` instead of deferring to the box.
+Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
@@ -111,7 +112,11 @@ defvjp(anp.subtract, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
 def_elementwise(anp.divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: anp.divide(-ans, y))
-def_elementwise(anp.power, lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)), lambda ans, x, y: anp.multiply(anp.log(replace_zero(x, 1.0)), ans))
+def_elementwise(
+    anp.power,
+    lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)),
+    lambda ans, x, y: anp.multiply(anp.log(replace_zero(x, 1.0)), ans),
+)
 def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
 def_elementwise(anp.minimum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
 
@@ -203,7 +208,12 @@ def grad_prod(ans, x, axis=None, dtype=None, keepdims=False):
 
 
 defvjp(anp.prod, grad_prod)
-defjvp(anp.prod, lambda g, ans, x, axis=None, dtype=None, keepdims=False: broadcast(anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans))
+defjvp(
+    anp.prod,
+    lambda g, ans, x, axis=None, dtype=None, keepdims=False: broadcast(
+        anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans
+    ),
+)
 
 # ---- linear algebra ----
 
@@ -260,7 +270,9 @@ def grad_tensordot_a(ans, a, b, axes=2):
     b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
     g_b_free = tuple(range(len(a_free), len(a_free) + len(b_free)))
     order = a_free + [a_axes[j] for j in sorted(range(len(b_axes)), key=b_axes.__getitem__)]
-    return unbroadcast_f(a, lambda g: anp.transpose(anp.tensordot(g, b, axes=(g_b_free, tuple(b_free))), inverse_permutation(order)))
+    return unbroadcast_f(
+        a, lambda g: anp.transpose(anp.tensordot(g, b, axes=(g_b_free, tuple(b_free))), inverse_permutation(order))
+    )
 
 
 def grad_tensordot_b(ans, a, b, axes=2):
@@ -269,13 +281,16 @@ def grad_tensordot_b(ans, a, b, axes=2):
     b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
     g_a_free = tuple(range(len(a_free)))
     order = [b_axes[j] for j in sorted(range(len(a_axes)), key=a_axes.__getitem__)] + b_free
-    return unbroadcast_f(b, lambda g: anp.transpose(anp.tensordot(a, g, axes=(tuple(a_free), g_a_free)), inverse_permutation(order)))
+    return unbroadcast_f(
+        b, lambda g: anp.transpose(anp.tensordot(a, g, axes=(tuple(a_free), g_a_free)), inverse_permutation(order))
+    )
 
 
 defvjp(anp.tensordot, grad_tensordot_a, grad_tensordot_b)
 def_linear(anp.tensordot)
 
 # ---- shape functions ----
+
 
 def grad_reshape(ans, x, newshape):
     meta = metadata(x)
@@ -318,6 +333,7 @@ defvjp_argnum(anp.concatenate_args, grad_concatenate)
 defjvp_argnums(anp.concatenate_args, jvp_concatenate)
 
 # ---- indexing ----
+
 
 def grad_getitem(ans, x, index):
     meta = metadata(x)

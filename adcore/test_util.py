@@ -134,7 +134,7 @@ def check_vjp(f, x, rng):
     vjp, y = make_vjp(f)(x)
     y_vs = vspace(y)
     u, v = y_vs.randn(rng), x_vs.randn(rng)
-    cotangent = vjp(u)
+    cotangent = x_vs.covector(vjp(y_vs.covector(u)))
     name = getattr(f, "__name__", "f")
     if not _same_space(x_vs, vspace(cotangent)):
         raise AssertionError(f"check_grads: the VJP of {name} returned {vspace(cotangent)}, expected {x_vs}")

@@ -6,44 +6,12 @@ backend, in float64 and float32, in forward and reverse mode, to order 2, and
 its value is compared with NumPy in float64.
 """
 
-from dataclasses import dataclass
-
 import numpy
-import pytest
+from specs import COMPLEX, P, R, U, Spec, binary, cases, spec_tests, unary
 
 import adcore.numpy as np
-from adcore import grad, make_vjp
+from adcore import grad
 from adcore.test_util import check_grads
-
-R = (-2.0, 2.0)  # any real
-P = (0.2, 2.0)  # positive, away from 0
-U = (-0.8, 0.8)  # inside (-1, 1)
-
-
-@dataclass
-class Spec:
-    name: str
-    fun: object
-    shapes: tuple
-    domains: tuple = (R, R, R)
-    order: int = 2
-    joint: bool = False  # differentiate w.r.t. all arguments at once (argnum a tuple), not one by one
-
-
-def unary(fun, domain=R, shapes=((), (3,), (2, 3))):
-    return [Spec(f"{fun.__name__}{shape}", fun, (shape,), (domain,)) for shape in shapes]
-
-
-BROADCAST_PAIRS = [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,)), ((2, 3), ())]
-
-
-def binary(fun, domains=(R, R), pairs=BROADCAST_PAIRS):
-    return [Spec(f"{fun.__name__}{a}{b}", fun, (a, b), domains) for a, b in pairs]
-
-
-def cases(name, fun, shapes, domains=(R, R, R)):
-    return [Spec(name, fun, shapes, domains)]
-
 
 SPECS = [
     *unary(np.negative),
@@ -128,30 +96,21 @@ SPECS = [
     *cases("getitem_mask", lambda x: x[x > 0.0] * 1.0, ((2, 3),)),
     *cases("iterate", lambda x: np.stack([row * i for i, row in enumerate(x)]), ((3, 2),)),
     *cases("astype", lambda x: np.astype(x * 2.0, np.float64) * 3.0, ((2, 3),)),
+    # complex inputs (autograd's convention: the gradient of a real f of z is df/dx - i df/dy)
+    *[s for f in (np.exp, np.sin, np.cos, np.tanh, np.square, np.negative, np.conj) for s in unary(f, dtypes=COMPLEX)],
+    *unary(np.log, P, dtypes=COMPLEX),
+    *unary(np.sqrt, P, dtypes=COMPLEX),
+    *binary(np.multiply, dtypes=COMPLEX),
+    *binary(np.divide, (R, P), dtypes=COMPLEX),
+    *binary(np.add, dtypes=COMPLEX),
+    *cases("real_of_complex", lambda z: np.real(z) ** 2 + np.imag(z) * 3.0, ((2, 3),), dtypes=COMPLEX),
+    *cases("abs_of_complex", lambda z: np.abs(z) ** 2, ((2, 3),), (P,), dtypes=COMPLEX),
+    *cases("complex_matmul", lambda a, b: a @ b, ((2, 3), (3,)), dtypes=COMPLEX, joint=True),
+    *cases("sum_of_complex", lambda z: np.sum(z * np.conj(z), axis=0), ((2, 3),), dtypes=COMPLEX),
 ]
 
 
-def _inputs(backend, spec, dtype, seed=0):
-    rng = numpy.random.default_rng(seed)
-    return [backend.asarray(rng.uniform(*domain, size=shape), dtype) for shape, domain in zip(spec.shapes, spec.domains)]
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
-def test_derivatives(spec, dtype, backend):
-    args = _inputs(backend, spec, dtype)
-    for argnum in [tuple(range(len(args)))] if spec.joint else range(len(args)):
-        check_grads(spec.fun, argnum, modes=("fwd", "rev"), order=spec.order)(*args)
-
-
-@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
-def test_value_matches_numpy(spec, backend):
-    """The value computed while tracing equals NumPy's, on the input's backend and device."""
-    args = _inputs(backend, spec, "float64")
-    expected = spec.fun(*[backend.to_numpy(a) for a in args])
-    _, result = make_vjp(spec.fun)(*args)
-    backend.check_device(result)
-    numpy.testing.assert_allclose(backend.to_numpy(result), expected, rtol=1e-12, atol=1e-12)
+test_derivatives, test_value_matches_numpy = spec_tests(SPECS)
 
 
 def test_getitem_integer_array_accumulates_repeated_indices(backend):

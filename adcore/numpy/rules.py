@@ -10,6 +10,8 @@ contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
+from backends import backend_of
+
 from . import wrapper as anp
 
 # ---- helpers named after what they undo ----
@@ -25,6 +27,8 @@ def unbroadcast(g, meta):
     """Sum the cotangent ``g`` over the axes broadcasting added to an argument of
     ``meta = (shape, dtype)``, and give it that dtype (float32 stays float32)."""
     x_shape, x_dtype = meta
+    if anp.iscomplexobj(g) and not _is_complex_dtype(x_dtype, g):
+        g = anp.real(g)
     g_shape = anp.shape(g)
     if g_shape != x_shape:
         lead = len(g_shape) - len(x_shape)
@@ -33,6 +37,11 @@ def unbroadcast(g, meta):
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = anp.astype(g, x_dtype)
     return g
+
+
+def _is_complex_dtype(dtype, like):
+    """Whether ``dtype`` (None for a Python float, which is real) is complex."""
+    return dtype is not None and bool(backend_of(getval(like)).isdtype(dtype, "complex floating"))
 
 
 def unbroadcast_f(x, vjp):
@@ -44,6 +53,8 @@ def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
     if not hasattr(getval(g), "shape"):
         return anp.multiply(g, anp.ones_like(ans))
+    if anp.iscomplexobj(g) and not anp.iscomplexobj(ans):
+        g = anp.real(g)
     ans_shape = anp.shape(ans)
     if anp.shape(g) != ans_shape:
         g = anp.broadcast_to(g, ans_shape)
@@ -87,7 +98,6 @@ def replace_zero(x, value):
 
 defvjp(anp.negative, lambda ans, x: lambda g: -g)
 def_linear(anp.negative)
-def_elementwise(anp.abs, lambda ans, x: anp.sign(x))
 def_elementwise(anp.exp, lambda ans, x: ans)
 def_elementwise(anp.log, lambda ans, x: 1.0 / x)
 def_elementwise(anp.log1p, lambda ans, x: 1.0 / (1.0 + x))
@@ -103,6 +113,33 @@ def_elementwise(anp.tanh, lambda ans, x: 1.0 - ans**2)
 def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
+
+
+
+def grad_abs(ans, x):
+    """``g * conj(x) / |x|`` (``g * sign(x)`` for real ``x``), and 0 at ``x = 0`` (autograd's convention)."""
+    if not anp.iscomplexobj(x):
+        return lambda g: anp.multiply(g, anp.sign(x))
+    return lambda g: anp.multiply(g, anp.conj(x)) / replace_zero(ans, 1.0)
+
+
+def jvp_abs(g, ans, x):
+    if not anp.iscomplexobj(x):
+        return anp.multiply(g, anp.sign(x))
+    return anp.real(anp.multiply(g, anp.conj(x))) / replace_zero(ans, 1.0)
+
+
+defvjp(anp.abs, grad_abs)
+defjvp(anp.abs, jvp_abs)
+
+# ---- complex numbers (autograd's convention: the gradient of a real f of z = x + iy is df/dx - i df/dy) ----
+
+defvjp(anp.real, lambda ans, x: unbroadcast_f(x, lambda g: g))
+def_linear(anp.real)
+defvjp(anp.imag, lambda ans, x: unbroadcast_f(x, lambda g: anp.multiply(-1j, g)))
+def_linear(anp.imag)
+defvjp(anp.conj, lambda ans, x: lambda g: anp.conj(g))
+def_linear(anp.conj)
 
 # ---- binary elementwise ----
 

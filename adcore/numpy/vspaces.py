@@ -56,7 +56,13 @@ class ArrayVSpace(VSpace):
         return anp.multiply(x, a)
 
     def inner_prod(self, x, y):
+        """``Re(sum(conj(x) * y))``: the real inner product, also for complex spaces."""
+        if self.iscomplex:
+            return anp.real(anp.sum(anp.multiply(anp.conj(x), y)))
         return anp.sum(anp.multiply(x, y))
+
+    def covector(self, x):
+        return anp.conj(x) if self.iscomplex else x
 
 
 for _type in (int, bool, *SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_):

@@ -219,6 +219,22 @@ def astype(x, dtype):
     return backend.astype(x, backend.dtype(dtype))
 
 
+# ---- complex numbers ----
+
+real = primitive(_elementwise("real"))
+imag = primitive(_elementwise("imag"))
+conj = conjugate = primitive(_elementwise("conj"))
+
+
+@notrace_primitive
+def iscomplexobj(x):
+    """Whether ``x`` has a complex dtype (Python ``complex`` included)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return isinstance(x, complex)
+    return bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
+
+
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----
 
 

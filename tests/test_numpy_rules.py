@@ -7,11 +7,11 @@ its value is compared with NumPy in float64.
 """
 
 import numpy
-from specs import COMPLEX, P, R, U, Spec, binary, cases, spec_tests, unary
 
 import adcore.numpy as np
 from adcore import grad
 from adcore.test_util import check_grads
+from specs import COMPLEX, P, R, Spec, U, binary, cases, spec_tests, unary
 
 SPECS = [
     *unary(np.negative),

@@ -9,9 +9,9 @@ Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
-from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
 from backends import backend_of
 
+from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
 from . import wrapper as anp
 
 # ---- helpers named after what they undo ----

@@ -90,6 +90,17 @@ SPECS = [
     *cases("concatenate_flat", lambda x, y: np.concatenate([x, y], axis=None), ((2, 3), (4,))),
     *cases("stack", lambda x, y: np.stack([x, y], axis=-1), ((2, 3), (2, 3))),
     *cases("array_of_boxes", lambda x, y: np.array([[x[0], y], [y, x[1]]]), ((2,), ())),
+    *cases("swapaxes", lambda x: np.swapaxes(x, 0, -1), ((2, 3, 4),)),
+    *cases("matrix_transpose", np.matrix_transpose, ((2, 3, 4),)),
+    *cases("moveaxis", lambda x: np.moveaxis(x, [0, 1], [-1, 0]), ((2, 3, 4),)),
+    *[
+        Spec(f"diagonal{offset}{axes}", lambda x, o=offset, a=axes: np.diagonal(x, o, *a), ((3, 4, 2),))
+        for offset in (0, 1, -2)
+        for axes in ((0, 1), (2, 0), (-1, -2))
+    ],
+    *cases("trace", lambda x: np.trace(x, 1), ((3, 4),)),
+    *cases("tril", lambda x: np.tril(x, -1), ((2, 3, 4),)),
+    *cases("triu", lambda x: np.triu(x, 1), ((4, 3),)),
     *cases("getitem_slices", lambda x: x[1:, ::-2], ((3, 4),)),
     *cases("getitem_int", lambda x: x[1, -1], ((3, 4),)),
     *cases("getitem_none_ellipsis", lambda x: x[None, ..., 1], ((3, 4),)),

@@ -115,7 +115,6 @@ def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
 
 
-
 def grad_abs(ans, x):
     """``g * conj(x) / |x|`` (``g * sign(x)`` for real ``x``), and 0 at ``x = 0`` (autograd's convention)."""
     if not anp.iscomplexobj(x):
@@ -368,6 +367,20 @@ def jvp_concatenate(argnums, gs, ans, args, kwargs):
 
 defvjp_argnum(anp.concatenate_args, grad_concatenate)
 defjvp_argnums(anp.concatenate_args, jvp_concatenate)
+
+
+def grad_diagonal(ans, x, offset=0, axis1=0, axis2=1):
+    x_shape, n = anp.shape(x), anp.ndim(x)
+    axis1, axis2 = axis1 % n, axis2 % n
+    order = [a for a in range(n) if a not in (axis1, axis2)] + [axis1, axis2]
+    last_two_shape = tuple(x_shape[a] for a in order)
+    return lambda g: anp.transpose(anp.diagonal_untake(g, offset, last_two_shape), inverse_permutation(order))
+
+
+defvjp(anp.diagonal, grad_diagonal)
+def_linear(anp.diagonal)
+defvjp(anp.diagonal_untake, lambda ans, g, offset, shape: lambda h: anp.diagonal(h, offset, -2, -1))
+def_linear(anp.diagonal_untake)
 
 # ---- indexing ----
 

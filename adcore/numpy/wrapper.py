@@ -193,6 +193,84 @@ def squeeze(x, axis=None):
     return reshape(x, tuple(n for i, n in enumerate(x_shape) if i not in axes))
 
 
+def swapaxes(x, axis1, axis2):
+    axes = list(range(ndim(x)))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return transpose(x, axes)
+
+
+def matrix_transpose(x):
+    """``x`` with its last two axes swapped (a stack of transposed matrices)."""
+    return swapaxes(x, -1, -2)
+
+
+def moveaxis(x, source, destination):
+    n = ndim(x)
+    source = [a % n for a in ((source,) if isinstance(source, int) else source)]
+    destination = [a % n for a in ((destination,) if isinstance(destination, int) else destination)]
+    order = [a for a in range(n) if a not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return transpose(x, order)
+
+
+@primitive
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The diagonal of ``x`` over ``axis1`` and ``axis2`` (moved to the last axis), as NumPy's."""
+    backend = backend_of(x, op="diagonal")
+    return backend.linalg.diagonal(_to_last_two(backend, x, axis1, axis2), offset=offset)
+
+
+@primitive
+def diagonal_untake(g, offset, shape):
+    """The adjoint of ``diagonal`` over the last two axes: zeros of ``shape[-2:]`` with ``g`` on the
+    ``offset`` diagonal, for each index of the leading axes."""
+    backend = backend_of(g, op="diagonal")
+    xp, device = backend.xp, backend.device(g)
+    rows, cols = shape[-2:]
+    k = xp.arange(g.shape[-1], device=device)
+    placed = (xp.arange(rows, device=device)[None, :] == (k + builtins.max(-offset, 0))[:, None])[:, :, None] & (
+        xp.arange(cols, device=device)[None, :] == (k + builtins.max(offset, 0))[:, None]
+    )[:, None, :]
+    return xp.tensordot(g, xp.astype(placed, g.dtype), axes=1)
+
+
+def _to_last_two(backend, x, axis1, axis2):
+    n = len(x.shape)
+    axis1, axis2 = axis1 % n, axis2 % n
+    return backend.permute_dims(x, tuple(a for a in range(n) if a not in (axis1, axis2)) + (axis1, axis2))
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    return sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+@notrace_primitive
+def tri_mask(x, k, lower):
+    """Where ``j - i <= k`` (``lower``) or ``j - i >= k`` over the last two axes of ``x``, on ``x``'s device."""
+    backend = backend_of(x, op="tril" if lower else "triu")
+    xp, device = backend.xp, backend.device(x)
+    offsets = xp.arange(x.shape[-1], device=device)[None, :] - xp.arange(x.shape[-2], device=device)[:, None]
+    return offsets <= k if lower else offsets >= k
+
+
+def tril(x, k=0):
+    """``x`` with the entries above the ``k``-th diagonal set to 0."""
+    return where(tri_mask(x, k, True), x, 0.0)
+
+
+def triu(x, k=0):
+    """``x`` with the entries below the ``k``-th diagonal set to 0."""
+    return where(tri_mask(x, k, False), x, 0.0)
+
+
+@notrace_primitive
+def eye_like(x, n=None):
+    """The ``n x n`` identity (``n`` = the last dimension of ``x``) in ``x``'s backend, dtype and device."""
+    backend = backend_of(x, op="eye_like")
+    return backend.eye(x.shape[-1] if n is None else n, dtype=x.dtype, device=backend.device(x))
+
+
 # ---- indexing ----
 
 

@@ -32,6 +32,31 @@ SPECS = [
     *unary(np.arcsin, U),
     *unary(np.arccos, U),
     *unary(np.arctan),
+    *unary(np.arcsinh),
+    *unary(np.arccosh, (1.2, 3.0)),
+    *unary(np.arctanh, U),
+    *unary(np.log2, P),
+    *unary(np.log10, P),
+    *unary(np.reciprocal, P),
+    *unary(np.exp2),
+    *unary(np.deg2rad),
+    *unary(np.rad2deg),
+    *unary(np.cbrt, P),
+    *unary(lambda x: np.cbrt(-x), P),
+    *unary(np.sinc),
+    *unary(np.fabs, P),
+    *unary(np.nan_to_num),
+    *unary(np.angle, dtypes=COMPLEX),
+    *binary(np.arctan2),
+    *binary(np.hypot),
+    *binary(np.logaddexp),
+    *binary(np.logaddexp2),
+    *binary(np.mod, (P, (2.5, 3.0))),
+    *binary(np.remainder, (R, (2.5, 3.0))),
+    *binary(np.copysign, (P, R)),
+    *binary(np.fmax),
+    *binary(np.fmin),
+    *binary(np.float_power, (P, R)),
     *binary(np.add),
     *binary(np.subtract),
     *binary(np.multiply),
@@ -77,6 +102,55 @@ SPECS = [
             (([0, 2], [1, 0]), ((2, 3, 4), (4, 2, 5))),
         ]
     ],
+    *[
+        Spec(f"{f.__name__}_axis{axis}_ddof{d}", lambda x, f=f, a=axis, d=d: f(x, axis=a, ddof=d, keepdims=a == 1), ((2, 3, 4),))
+        for f in (np.var, np.std, np.nanvar, np.nanstd)
+        for axis in (None, 1, (0, 2))
+        for d in (0, 1)
+    ],
+    *cases("var_complex", lambda z: np.var(z, axis=0), ((3, 2),), dtypes=COMPLEX),
+    *[
+        Spec(f"{f.__name__}_axis{axis}", lambda x, f=f, a=axis: f(x, axis=a), ((2, 3, 4),))
+        for f in (np.cumsum, np.cumprod, np.nancumsum, np.nancumprod, np.flip)
+        for axis in (None, 0, -1)
+    ],
+    *[
+        Spec(f"{f.__name__}_axis{axis}", lambda x, f=f, a=axis: f(x, axis=a), ((2, 3, 4),))
+        for f in (np.nansum, np.nanprod, np.nanmean, np.nanmax, np.nanmin, np.ptp)
+        for axis in (None, 1, (0, 2))
+    ],
+    *cases("average_weights", lambda x, w: np.average(x, axis=1, weights=w), ((2, 3), (3,)), (R, P)),
+    *cases("average", lambda x: np.average(x), ((2, 3),)),
+    *cases("fliplr_flipud", lambda x: np.fliplr(x) * np.flipud(x), ((3, 3),)),
+    *[Spec(f"rot90_{k}", lambda x, k=k: np.rot90(x, k), ((2, 3),)) for k in (1, 2, 3, -1)],
+    *cases("atleast", lambda x: np.atleast_3d(x)[0, ...] + np.atleast_2d(x) + np.atleast_1d(x), ((3,),)),
+    *cases("stacks", lambda x, y: np.hstack([x, y]) + np.vstack([x, y]).sum() + np.column_stack([x, y]).sum(), ((3,), (3,))),
+    *cases("dstack_append", lambda x, y: np.dstack([x, y]).sum() + np.append(x, y), ((2, 3), (2, 3))),
+    *cases("split", lambda x: np.split(x, 2, axis=1)[1] * np.array_split(x, 3, axis=1)[0][:, :1], ((3, 4),)),
+    *cases("hsplit_vsplit", lambda x: np.hsplit(x, [1])[1].sum() * np.vsplit(x, [2])[0], ((3, 4),)),
+    *[Spec(f"tile{r}", lambda x, r=r: np.tile(x, r), ((2, 3),)) for r in (2, (2, 1), (2, 1, 2))],
+    *[Spec(f"repeat{r}_{a}", lambda x, r=r, a=a: np.repeat(x, r, a), ((2, 3),)) for r, a in ((2, None), (3, 1), ([1, 0, 2], 1))],
+    *[Spec(f"roll{s}_{a}", lambda x, s=s, a=a: np.roll(x, s, a), ((2, 3),)) for s, a in ((1, None), (-1, 1), ((1, 2), (0, 1)))],
+    *cases("rollaxis", lambda x: np.rollaxis(x, 2, 0), ((2, 3, 4),)),
+    *[Spec(f"diff{n}_{a}", lambda x, n=n, a=a: np.diff(x, n, a), ((3, 4),)) for n, a in ((1, -1), (2, 1), (1, 0))],
+    *cases("diff_prepend", lambda x: np.diff(x, prepend=0.0), ((4,),)),
+    *cases("gradient", lambda x: np.gradient(x)[1] * np.gradient(x, 2.0, axis=0), ((3, 4),)),
+    *[
+        Spec(f"pad_{mode}", lambda x, m=mode: np.pad(x, ((1, 2), (0, 1)), mode=m), ((3, 4),))
+        for mode in ("constant", "edge", "reflect", "symmetric", "wrap")
+    ],
+    *cases("pad_constant_value", lambda x: np.pad(x, 1, constant_values=2.5), ((2, 2),)),
+    *cases("diag", lambda x: np.diag(np.diag(x, 1), -1), ((3, 4),)),
+    *cases("kron", np.kron, ((2, 3), (3, 2))),
+    *cases("kron_mixed_ndim", np.kron, ((2,), (3, 2))),
+    *cases("outer_inner", lambda x, y: np.outer(x, y) + np.inner(x, y), ((3,), (3,))),
+    *cases("inner_nd", np.inner, ((2, 3), (4, 3))),
+    *cases("vdot", np.vdot, ((2, 3), (3, 2))),
+    *cases("vdot_complex", np.vdot, ((2, 3), (6,)), dtypes=COMPLEX),
+    *cases("cross3", np.cross, ((4, 3), (3,))),
+    *cases("cross2", np.cross, ((4, 2), (4, 2))),
+    *cases("cross_axis", lambda a, b: np.cross(a, b, axis=0), ((3, 2), (3, 2))),
+    *cases("copy", lambda x: np.copy(x) * 2.0, ((2,),)),
     *cases("reshape", lambda x: np.reshape(x, (3, 2)), ((2, 3),)),
     *cases("reshape_method", lambda x: x.reshape(6, 1), ((2, 3),)),
     *cases("ravel", np.ravel, ((2, 3),)),

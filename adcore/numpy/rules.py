@@ -88,6 +88,9 @@ def balanced_eq(x, z, y):
     return anp.where(x == z, one, 0.0) / anp.where(x == y, 2.0, one)
 
 
+LN2, LN10 = 0.6931471805599453, 2.302585092994046
+
+
 def replace_zero(x, value):
     if not hasattr(getval(x), "shape"):
         return value if x == 0 else x
@@ -113,6 +116,12 @@ def_elementwise(anp.tanh, lambda ans, x: 1.0 - ans**2)
 def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
+def_elementwise(anp.arcsinh, lambda ans, x: 1.0 / anp.sqrt(x**2 + 1.0))
+def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.sqrt(x**2 - 1.0))
+def_elementwise(anp.arctanh, lambda ans, x: 1.0 / (1.0 - x**2))
+def_elementwise(anp.log2, lambda ans, x: 1.0 / (x * LN2))
+def_elementwise(anp.log10, lambda ans, x: 1.0 / (x * LN10))
+def_elementwise(anp.reciprocal, lambda ans, x: -(ans**2))
 
 
 def grad_abs(ans, x):
@@ -155,6 +164,22 @@ def_elementwise(
 )
 def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
 def_elementwise(anp.minimum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
+
+
+def_elementwise(
+    anp.arctan2,
+    lambda ans, y, x: anp.divide(x, anp.add(x**2, y**2)),
+    lambda ans, y, x: anp.divide(-y, anp.add(x**2, y**2)),
+)
+def_elementwise(
+    anp.hypot,
+    lambda ans, x, y: anp.divide(x, replace_zero(ans, 1.0)),
+    lambda ans, x, y: anp.divide(y, replace_zero(ans, 1.0)),
+)
+def_elementwise(anp.logaddexp, lambda ans, x, y: anp.exp(anp.subtract(x, ans)), lambda ans, x, y: anp.exp(anp.subtract(y, ans)))
+def_elementwise(anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: -anp.floor(anp.divide(x, y)))
+defvjp(anp.copysign, lambda ans, x, y: unbroadcast_f(x, lambda g: anp.multiply(g, anp.sign(x) * anp.sign(ans))), None)
+defjvp(anp.copysign, lambda g, ans, x, y: broadcast(anp.multiply(g, anp.sign(x) * anp.sign(ans)), ans), None)
 
 
 def inside_clip(a, a_min, a_max):
@@ -250,6 +275,69 @@ defjvp(
         anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans
     ),
 )
+
+
+def reverse_cumsum(g, axis):
+    """``sum_{j >= i} g_j`` along ``axis``: the adjoint of ``cumsum``."""
+    return anp.flip(anp.cumsum(anp.flip(g, axis), axis), axis)
+
+
+def grad_cumsum(ans, x, axis=None):
+    x_shape = anp.shape(x)
+    if axis is None:
+        return lambda g: anp.reshape(reverse_cumsum(g, 0), x_shape)
+    return lambda g: reverse_cumsum(g, axis)
+
+
+defvjp(anp.cumsum, grad_cumsum)
+def_linear(anp.cumsum)
+
+
+def first_zero_masks(x, axis):
+    """Along ``axis``: where no zero has come yet, and where the first zero is."""
+    zeros_so_far = anp.cumsum(anp.astype(x == 0, getval(x).dtype), axis)
+    before = zeros_so_far == 0
+    return before, anp.logical_and(x == 0, zeros_so_far == 1)
+
+
+def cumprod_parts(x, axis):
+    """What both cumprod rules need, exact with zeros: with the first zero along ``axis`` at z,
+    an entry before z has derivative terms ``ans_j / x_i`` (j < z); the entry at z those of the
+    cumulative product with ``x_z`` replaced by 1; entries after z have none."""
+    before, first_zero = first_zero_masks(x, axis)
+    x_safe = anp.where(first_zero, 1.0, x)
+    return before, first_zero, x_safe, anp.cumprod(x_safe, axis)
+
+
+def grad_cumprod(ans, x, axis=None):
+    x_shape = anp.shape(x)
+    flat = axis is None
+    x, axis = (anp.ravel(x), 0) if flat else (x, axis)
+
+    def vjp(g):
+        g = anp.ravel(g) if flat else g
+        before, first_zero, x_safe, ans_safe = cumprod_parts(x, axis)
+        through_zero = reverse_cumsum(anp.multiply(g, ans_safe), axis)
+        before_zero = reverse_cumsum(anp.multiply(g, anp.cumprod(x, axis)), axis) / x_safe
+        result = anp.where(before, before_zero, anp.where(first_zero, through_zero, 0.0))
+        return anp.reshape(result, x_shape) if flat else result
+
+    return vjp
+
+
+def jvp_cumprod(g, ans, x, axis=None):
+    if axis is None:
+        x, g, axis = anp.ravel(x), anp.ravel(g), 0
+    before, first_zero, x_safe, ans_safe = cumprod_parts(x, axis)
+    g_at_zero = anp.sum(anp.where(first_zero, g, 0.0), axis=axis, keepdims=True)
+    before_zero = anp.multiply(anp.cumsum(anp.divide(g, x_safe), axis), anp.cumprod(x, axis))
+    return broadcast(anp.where(before, before_zero, anp.multiply(g_at_zero, ans_safe)), ans)
+
+
+defvjp(anp.cumprod, grad_cumprod)
+defjvp(anp.cumprod, jvp_cumprod)
+defvjp(anp.flip, lambda ans, x, axis=None: lambda g: anp.flip(g, axis))
+def_linear(anp.flip)
 
 # ---- linear algebra ----
 

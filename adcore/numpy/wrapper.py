@@ -53,6 +53,102 @@ divide = true_divide = primitive(_elementwise("divide"))
 power = primitive(_elementwise("power", "pow"))
 maximum = primitive(_elementwise("maximum"))
 minimum = primitive(_elementwise("minimum"))
+arcsinh = primitive(_elementwise("arcsinh", "asinh"))
+arccosh = primitive(_elementwise("arccosh", "acosh"))
+arctanh = primitive(_elementwise("arctanh", "atanh"))
+log2 = primitive(_elementwise("log2"))
+log10 = primitive(_elementwise("log10"))
+reciprocal = primitive(_elementwise("reciprocal"))
+arctan2 = primitive(_elementwise("arctan2", "atan2"))
+hypot = primitive(_elementwise("hypot"))
+logaddexp = primitive(_elementwise("logaddexp"))
+mod = remainder = primitive(_elementwise("remainder"))
+copysign = primitive(_elementwise("copysign"))
+
+# ---- elementwise functions the Array API standard lacks, composed from primitives ----
+
+_LN2 = float(_np.log(2.0))
+
+
+def exp2(x):
+    """``2 ** x``."""
+    return power(2.0, x)
+
+
+def logaddexp2(x, y):
+    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs)."""
+    return logaddexp(multiply(x, _LN2), multiply(y, _LN2)) / _LN2
+
+
+def deg2rad(x):
+    return multiply(x, _np.pi / 180.0)
+
+
+def rad2deg(x):
+    return multiply(x, 180.0 / _np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def fabs(x):
+    return abs(x)
+
+
+def positive(x):
+    return x
+
+
+def cbrt(x):
+    """The real cube root, ``sign(x) * |x|**(1/3)`` (its derivative is infinite at 0)."""
+    return multiply(sign(x), power(abs(x), 1.0 / 3.0))
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0 (derivative 0 there), computed where-safely: no NaN at 0."""
+    at_zero = equal(x, 0)
+    pi_x = multiply(where(at_zero, 1.0, x), _np.pi)
+    return where(at_zero, 1.0, sin(pi_x) / pi_x)
+
+
+def fmax(x, y):
+    """The maximum, ignoring NaN (NumPy's ``fmax``); derivatives as ``maximum``'s."""
+    return where(isnan(y), x, where(isnan(x), y, maximum(x, y)))
+
+
+def fmin(x, y):
+    """The minimum, ignoring NaN (NumPy's ``fmin``); derivatives as ``minimum``'s."""
+    return where(isnan(y), x, where(isnan(x), y, minimum(x, y)))
+
+
+def float_power(x, y):
+    """``x ** y`` computed in float64 (complex128 for complex input), as NumPy's ``float_power``."""
+    return power(_widen(x), _widen(y))
+
+
+def _widen(x):
+    if not hasattr(getval(x), "dtype"):
+        return x
+    return astype(x, complex128 if iscomplexobj(x) else float64)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN and infinities replaced by finite numbers (real input); the derivative is 0 at replaced entries."""
+    value = getval(x)
+    finfo = backend_of(value, op="nan_to_num").finfo(value.dtype)
+    posinf = finfo.max if posinf is None else posinf
+    neginf = finfo.min if neginf is None else neginf
+    infinite = isinf(x)
+    return where(logical_and(infinite, x > 0), posinf, where(logical_and(infinite, x < 0), neginf, where(isnan(x), nan, x)))
+
+
+def angle(z, deg=False):
+    """The argument of ``z``: ``arctan2(imag(z), real(z))`` (0 or pi for real input)."""
+    if iscomplexobj(z):
+        result = arctan2(imag(z), real(z))
+    else:
+        result = where(less(z, 0), _np.pi, zeros_like(z))
+    return rad2deg(result) if deg else result
 
 
 @primitive
@@ -98,6 +194,93 @@ amax, amin = max, min
 def mean(x, axis=None, keepdims=False):
     """The mean over ``axis`` (all axes by default): ``sum(x, axis) / count``; keeps float32."""
     return sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis)
+
+
+def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance ``sum(|x - mean|**2) / (count - ddof)``; real for complex ``x``, float32 kept."""
+    centered = subtract(x, mean(x, axis=axis, keepdims=True))
+    squared = real(multiply(centered, conj(centered))) if iscomplexobj(x) else square(centered)
+    return sum(squared, axis=axis, keepdims=keepdims) / (_count(shape(x), axis) - ddof)
+
+
+def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The weighted mean ``sum(a * w) / sum(w)`` over ``axis``; ``weights`` 1-d along ``axis`` or ``a``'s shape."""
+    if weights is None:
+        result, total = mean(a, axis=axis, keepdims=keepdims), _count(shape(a), axis)
+    else:
+        if ndim(weights) == 1 and ndim(a) > 1:
+            weights = reshape(weights, tuple(-1 if i == axis % ndim(a) else 1 for i in range(ndim(a))))
+        total = sum(broadcast_to(weights, shape(a)), axis=axis, keepdims=keepdims)
+        result = sum(multiply(a, weights), axis=axis, keepdims=keepdims) / total
+    return (result, total) if returned else result
+
+
+def ptp(a, axis=None, keepdims=False):
+    """``max - min`` over ``axis``."""
+    return max(a, axis=axis, keepdims=keepdims) - min(a, axis=axis, keepdims=keepdims)
+
+
+@primitive
+def cumsum(x, axis=None):
+    """Cumulative sum along ``axis`` (of the flattened array when ``axis`` is None)."""
+    backend = backend_of(x, op="cumsum")
+    if axis is None:
+        x, axis = backend.reshape(x, (-1,)), 0
+    return backend.cumulative_sum(x, axis=axis)
+
+
+@primitive
+def cumprod(x, axis=None):
+    """Cumulative product along ``axis`` (of the flattened array when ``axis`` is None)."""
+    backend = backend_of(x, op="cumprod")
+    if axis is None:
+        x, axis = backend.reshape(x, (-1,)), 0
+    return backend.cumulative_prod(x, axis=axis)
+
+
+def _nonnan_count(x, axis, keepdims):
+    return sum(astype(logical_not(isnan(x)), getval(x).dtype), axis=axis, keepdims=keepdims)
+
+
+def nansum(x, axis=None, keepdims=False):
+    return sum(where(isnan(x), 0.0, x), axis=axis, keepdims=keepdims)
+
+
+def nanprod(x, axis=None, keepdims=False):
+    return prod(where(isnan(x), 1.0, x), axis=axis, keepdims=keepdims)
+
+
+def nanmean(x, axis=None, keepdims=False):
+    return nansum(x, axis=axis, keepdims=keepdims) / _nonnan_count(x, axis, keepdims)
+
+
+def nanvar(x, axis=None, ddof=0, keepdims=False):
+    centered = where(isnan(x), 0.0, subtract(x, nanmean(x, axis=axis, keepdims=True)))
+    return sum(square(centered), axis=axis, keepdims=keepdims) / (_nonnan_count(x, axis, keepdims) - ddof)
+
+
+def nanstd(x, axis=None, ddof=0, keepdims=False):
+    return sqrt(nanvar(x, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+def nanmax(x, axis=None, keepdims=False):
+    return max(where(isnan(x), -_np.inf, x), axis=axis, keepdims=keepdims)
+
+
+def nanmin(x, axis=None, keepdims=False):
+    return min(where(isnan(x), _np.inf, x), axis=axis, keepdims=keepdims)
+
+
+def nancumsum(x, axis=None):
+    return cumsum(where(isnan(x), 0.0, x), axis=axis)
+
+
+def nancumprod(x, axis=None):
+    return cumprod(where(isnan(x), 1.0, x), axis=axis)
 
 
 def _axis(axis):
@@ -191,6 +374,291 @@ def squeeze(x, axis=None):
         if any(x_shape[a] != 1 for a in axes):
             raise ValueError(f"squeeze: cannot remove axis {axis} of shape {x_shape}; its size is not 1")
     return reshape(x, tuple(n for i, n in enumerate(x_shape) if i not in axes))
+
+
+@primitive
+def flip(x, axis=None):
+    """``x`` reversed along ``axis`` (all axes when None)."""
+    return backend_of(x, op="flip").flip(x, axis=_axis(axis))
+
+
+def fliplr(x):
+    return flip(x, 1)
+
+
+def flipud(x):
+    return flip(x, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by ``k`` quarter turns in the plane of ``axes`` (as NumPy's)."""
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, axes[0]), axes[1])
+    swapped = swapaxes(m, axes[0], axes[1])
+    return flip(swapped, axes[1]) if k == 3 else swapaxes(flip(m, axes[1]), axes[0], axes[1])
+
+
+def atleast_1d(*arrays):
+    result = [x if ndim(x) >= 1 else reshape(x, (1,)) for x in arrays]
+    return result[0] if len(result) == 1 else result
+
+
+def atleast_2d(*arrays):
+    result = [x if ndim(x) >= 2 else reshape(x, (1,) * (2 - ndim(x)) + shape(x)) for x in arrays]
+    return result[0] if len(result) == 1 else result
+
+
+def atleast_3d(*arrays):
+    def to_3d(x):
+        n = ndim(x)
+        new_shape = {0: (1, 1, 1), 1: (1, *shape(x), 1), 2: (*shape(x), 1)}.get(n, shape(x))
+        return reshape(x, new_shape)
+
+    result = [to_3d(x) for x in arrays]
+    return result[0] if len(result) == 1 else result
+
+
+def hstack(arrays):
+    arrays = [atleast_1d(a) for a in arrays]
+    return concatenate(arrays, axis=0 if ndim(arrays[0]) == 1 else 1)
+
+
+def vstack(arrays):
+    return concatenate([atleast_2d(a) for a in arrays], axis=0)
+
+
+def dstack(arrays):
+    return concatenate([atleast_3d(a) for a in arrays], axis=2)
+
+
+def column_stack(arrays):
+    return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in arrays], axis=1)
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], axis=0)
+    return concatenate([arr, values], axis=axis)
+
+
+def _along(axis, index, n):
+    """An index selecting ``index`` (an int or a slice) along ``axis`` of an ``n``-d array."""
+    return (slice(None),) * (axis % n) + (index, ...)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Pieces of ``ary`` along ``axis`` (NumPy's ``array_split``), each a differentiable slice."""
+    length = shape(ary)[axis]
+    if isinstance(indices_or_sections, int):
+        base, extra = divmod(length, indices_or_sections)
+        sizes = [base + 1] * extra + [base] * (indices_or_sections - extra)
+        bounds = [0]
+        for size_ in sizes:
+            bounds.append(bounds[-1] + size_)
+    else:
+        bounds = [0, *indices_or_sections, length]
+    return [ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    if isinstance(indices_or_sections, int) and shape(ary)[axis] % indices_or_sections:
+        raise ValueError(f"split: array of length {shape(ary)[axis]} does not split into {indices_or_sections} equal parts")
+    return array_split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=1 if ndim(ary) > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis, as one reshape of a broadcast (so the VJP is a sum)."""
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    n = builtins.max(ndim(A), len(reps))
+    a_shape = (1,) * (n - ndim(A)) + shape(A)
+    reps = (1,) * (n - len(reps)) + reps
+    interleaved = [d for size_ in a_shape for d in (1, size_)]
+    target = [d for rep, size_ in zip(reps, a_shape) for d in (rep, size_)]
+    tiled = broadcast_to(reshape(A, tuple(interleaved)), tuple(target))
+    return reshape(tiled, tuple(rep * size_ for rep, size_ in zip(reps, a_shape)))
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis %= ndim(a)
+    if not isinstance(repeats, int):
+        pieces = [repeat(a[_along(axis, slice(i, i + 1), ndim(a))], r, axis) for i, r in enumerate(repeats) if r]
+        return concatenate(pieces, axis=axis)
+    a_shape = shape(a)
+    expanded = broadcast_to(expand_dims(a, axis + 1), a_shape[: axis + 1] + (repeats,) + a_shape[axis + 1 :])
+    return reshape(expanded, a_shape[:axis] + (a_shape[axis] * repeats,) + a_shape[axis + 1 :])
+
+
+def roll(a, shift, axis=None):
+    """``a`` shifted cyclically by ``shift`` along ``axis`` (of the flattened array when None)."""
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), shape(a))
+    if not isinstance(axis, int):
+        shifts = (shift,) * len(axis) if isinstance(shift, int) else shift
+        for one_shift, one_axis in zip(shifts, axis):
+            a = roll(a, one_shift, one_axis)
+        return a
+    n = ndim(a)
+    k = shift % shape(a)[axis] if shape(a)[axis] else 0
+    if k == 0:
+        return a
+    return concatenate([a[_along(axis, slice(-k, None), n)], a[_along(axis, slice(None, -k), n)]], axis=axis)
+
+
+def rollaxis(a, axis, start=0):
+    n = ndim(a)
+    axis, start = axis % n, start % (n + 1)
+    return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference along ``axis``."""
+    nd = ndim(a)
+    edge_shape = _with_axis(shape(a), axis, 1)
+    pieces = [p for p in (prepend, a, append) if p is not None]
+    if len(pieces) > 1:
+        edge = a[_along(axis, slice(0, 1), nd)]
+        a = concatenate([broadcast_to(full_like(edge, p), edge_shape) if ndim(p) == 0 else p for p in pieces], axis=axis)
+    for _ in range(n):
+        a = subtract(a[_along(axis, slice(1, None), nd)], a[_along(axis, slice(None, -1), nd)])
+    return a
+
+
+def _with_axis(a_shape, axis, size_):
+    a_shape = list(a_shape)
+    a_shape[axis] = size_
+    return tuple(a_shape)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's ``gradient`` with unit or scalar spacing: central differences inside, one-sided at the edges."""
+    if edge_order != 1:
+        raise NotImplementedError("gradient: only edge_order=1 is supported")
+    nd = ndim(f)
+    axes = list(range(nd)) if axis is None else [axis] if isinstance(axis, int) else list(axis)
+    spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1.0] * len(axes)
+    results = []
+    for ax, h in zip(axes, spacings):
+        inner = subtract(f[_along(ax, slice(2, None), nd)], f[_along(ax, slice(None, -2), nd)]) / (2.0 * h)
+        first = subtract(f[_along(ax, slice(1, 2), nd)], f[_along(ax, slice(0, 1), nd)]) / h
+        last = subtract(f[_along(ax, slice(-1, None), nd)], f[_along(ax, slice(-2, -1), nd)]) / h
+        results.append(concatenate([first, inner, last], axis=ax))
+    return results[0] if len(results) == 1 else results
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """``array`` padded along each axis; modes ``constant edge reflect symmetric wrap`` (NumPy's),
+    with pad widths that fit in one reflection or wrap of the axis."""
+    nd = ndim(array)
+    widths = _pad_widths(pad_width, nd)
+    for ax, (before, after) in enumerate(widths):
+        size_ = shape(array)[ax]
+        pieces = [_pad_piece(array, ax, before, True, mode, constant_values, size_), array]
+        pieces.append(_pad_piece(array, ax, after, False, mode, constant_values, size_))
+        array = concatenate([p for p in pieces if p is not None], axis=ax)
+    return array
+
+
+def _pad_widths(pad_width, nd):
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (nd, 2))
+    return [tuple(int(w) for w in row) for row in widths]
+
+
+def _pad_piece(array, ax, width, before, mode, constant_values, size_):
+    if width == 0:
+        return None
+    nd = ndim(array)
+    if mode == "constant":
+        value = _np.broadcast_to(_np.asarray(constant_values, dtype=float), (nd, 2))[ax][0 if before else 1]
+        seed = full_like(array[_along(ax, slice(0, 1), nd)], float(value))
+        return broadcast_to(seed, _with_axis(shape(array), ax, width))
+    if mode == "edge":
+        edge = array[_along(ax, slice(0, 1) if before else slice(-1, None), nd)]
+        return broadcast_to(edge, _with_axis(shape(array), ax, width))
+    limit = {"reflect": size_ - 1, "symmetric": size_, "wrap": size_}.get(mode)
+    if limit is None:
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported; use constant, edge, reflect, symmetric or wrap")
+    if width > limit:
+        raise NotImplementedError(f"pad: a {mode} pad of {width} is wider than axis {ax} allows ({limit})")
+    if mode == "wrap":
+        return array[_along(ax, slice(size_ - width, None) if before else slice(0, width), nd)]
+    skip = 1 if mode == "reflect" else 0
+    if before:
+        return flip(array[_along(ax, slice(skip, skip + width), nd)], ax)
+    return flip(array[_along(ax, slice(size_ - skip - width, size_ - skip), nd)], ax)
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with the 1-d ``v`` on it."""
+    if ndim(v) == 2:
+        return diagonal(v, k)
+    n = shape(v)[0] + builtins.abs(k)
+    return diagonal_untake(v, k, (n, n))
+
+
+def kron(a, b):
+    """The Kronecker product, as one broadcast product of interleaved reshapes."""
+    n = builtins.max(ndim(a), ndim(b))
+    a_shape = (1,) * (n - ndim(a)) + shape(a)
+    b_shape = (1,) * (n - ndim(b)) + shape(b)
+    a_wide = reshape(a, tuple(d for s_ in a_shape for d in (s_, 1)))
+    b_wide = reshape(b, tuple(d for s_ in b_shape for d in (1, s_)))
+    return reshape(multiply(a_wide, b_wide), tuple(p * q for p, q in zip(a_shape, b_shape)))
+
+
+def outer(a, b):
+    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def inner(a, b):
+    if ndim(a) == 0 or ndim(b) == 0:
+        return multiply(a, b)
+    return tensordot(a, b, axes=([ndim(a) - 1], [ndim(b) - 1]))
+
+
+def vdot(a, b):
+    """``sum(conj(a) * b)`` over the flattened arrays."""
+    return sum(multiply(conj(ravel(a)), ravel(b)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (or the z-component for 2-vectors) along the given axes."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    if shape(a)[-1] == 2 and shape(b)[-1] == 2:
+        return subtract(multiply(a0, b1), multiply(a1, b0))
+    a2 = a[..., 2] if shape(a)[-1] == 3 else 0.0
+    b2 = b[..., 2] if shape(b)[-1] == 3 else 0.0
+    components = [
+        subtract(multiply(a1, b2), multiply(a2, b1)),
+        subtract(multiply(a2, b0), multiply(a0, b2)),
+        subtract(multiply(a0, b1), multiply(a1, b0)),
+    ]
+    return moveaxis(stack(components, axis=-1), -1, axisc)
+
+
+def copy(a):
+    """A copy of ``a``; a traced value is immutable, so it is its own copy."""
+    return a if isbox(a) else array(a)
 
 
 def swapaxes(x, axis1, axis2):

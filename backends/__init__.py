@@ -73,7 +73,7 @@ def available():
 
 
 def _backend_of_type(value):
-    if isinstance(value, (numbers.Number, np.generic)) or not array_api_compat.is_array_api_obj(value):
+    if isinstance(value, (numbers.Number, np.generic, type)) or not array_api_compat.is_array_api_obj(value):
         return None
     if array_api_compat.is_numpy_array(value):
         return get_backend("numpy")

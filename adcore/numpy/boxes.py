@@ -25,6 +25,8 @@ class ArrayBox(Box):
     size = property(lambda self: anp.size(self._value))
     dtype = property(lambda self: self._value.dtype)
     T = property(lambda self: anp.transpose(self))
+    real = property(lambda self: anp.real(self))
+    imag = property(lambda self: anp.imag(self))
 
     def __len__(self):
         shape = anp.shape(self._value)
@@ -103,6 +105,50 @@ class ArrayBox(Box):
 
     def astype(self, dtype):
         return anp.astype(self, dtype)
+
+    def conj(self):
+        return anp.conj(self)
+
+    conjugate = conj
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return anp.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return anp.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def cumsum(self, axis=None):
+        return anp.cumsum(self, axis=axis)
+
+    def cumprod(self, axis=None):
+        return anp.cumprod(self, axis=axis)
+
+    def clip(self, min=None, max=None):
+        return anp.clip(self, min, max)
+
+    def swapaxes(self, axis1, axis2):
+        return anp.swapaxes(self, axis1, axis2)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return anp.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1):
+        return anp.trace(self, offset, axis1, axis2)
+
+    def repeat(self, repeats, axis=None):
+        return anp.repeat(self, repeats, axis)
+
+    def argmax(self, axis=None, keepdims=False):
+        return anp.argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return anp.argmin(self, axis=axis, keepdims=keepdims)
+
+    def nonzero(self):
+        return anp.nonzero(self)
+
+    def copy(self):
+        return self
 
 
 SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longdouble, _np.complex64, _np.complex128)

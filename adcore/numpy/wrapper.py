@@ -804,6 +804,101 @@ round = around = _nondifferentiable("round")
 isfinite = _nondifferentiable("isfinite")
 isnan = _nondifferentiable("isnan")
 isinf = _nondifferentiable("isinf")
+trunc = fix = _nondifferentiable("trunc")
+rint = _nondifferentiable("rint", "round")
+floor_divide = _nondifferentiable("floor_divide")
+logical_xor = _nondifferentiable("logical_xor")
+signbit = _nondifferentiable("signbit")
+
+
+@notrace_primitive
+def isposinf(x):
+    return logical_and(isinf(x), greater(x, 0))
+
+
+@notrace_primitive
+def isneginf(x):
+    return logical_and(isinf(x), less(x, 0))
+
+
+@notrace_primitive
+def all(x, axis=None, keepdims=False):
+    return backend_of(x, op="all").all(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@notrace_primitive
+def any(x, axis=None, keepdims=False):
+    return backend_of(x, op="any").any(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@notrace_primitive
+def count_nonzero(x, axis=None, keepdims=False):
+    return backend_of(x, op="count_nonzero").count_nonzero(x, axis=_axis(axis), keepdims=keepdims)
+
+
+@notrace_primitive
+def nonzero(x):
+    """The indices of the non-zero entries, one array per axis (a data-dependent shape)."""
+    return backend_of(x, op="nonzero").nonzero(x)
+
+
+@notrace_primitive
+def flatnonzero(x):
+    backend = backend_of(x, op="flatnonzero")
+    return backend.nonzero(backend.reshape(x, (-1,)))[0]
+
+
+@notrace_primitive
+def argwhere(x):
+    backend = backend_of(x, op="argwhere")
+    return backend.stack(backend.nonzero(x), axis=-1)
+
+
+@notrace_primitive
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    backend = backend_of(a, b, op="isclose")
+    close = backend.logical_or(backend.equal(a, b), backend.abs(backend.subtract(a, b)) <= atol + rtol * backend.abs(b))
+    if equal_nan:
+        close = backend.logical_or(close, backend.logical_and(backend.isnan(a), backend.isnan(b)))
+    return close
+
+
+@notrace_primitive
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@notrace_primitive
+def array_equal(a, b):
+    return shape(a) == shape(b) and bool(all(equal(a, b)))
+
+
+@notrace_primitive
+def array_equiv(a, b):
+    try:
+        return bool(all(equal(a, b)))
+    except ValueError:
+        return False
+
+
+@notrace_primitive
+def iscomplex(x):
+    return not_equal(imag(x), 0) if iscomplexobj(x) else zeros_like(x, dtype=bool)
+
+
+@notrace_primitive
+def isreal(x):
+    return equal(imag(x), 0) if iscomplexobj(x) else ones_like(x, dtype=bool)
+
+
+@notrace_primitive
+def isscalar(x):
+    return isinstance(x, (int, float, complex, bool, _np.generic))
+
+
+@notrace_primitive
+def result_type(*arrays_and_dtypes):
+    return backend_of(*arrays_and_dtypes, op="result_type").result_type(*arrays_and_dtypes)
 
 
 @notrace_primitive
@@ -841,6 +936,12 @@ def zeros_like(x, dtype=None):
 def ones_like(x, dtype=None):
     backend = backend_of(x, op="ones_like")
     return backend.ones_like(x, dtype=backend.dtype(dtype))
+
+
+@notrace_primitive
+def empty_like(x, dtype=None):
+    backend = backend_of(x, op="empty_like")
+    return backend.empty_like(x, dtype=backend.dtype(dtype))
 
 
 @notrace_primitive

@@ -1,0 +1,94 @@
+"""``python -m adcore.coverage``: how much of NumPy adcore differentiates, per module.
+
+Every public function of ``adcore.numpy``, ``adcore.numpy.linalg`` and
+``adcore.numpy.fft`` falls in one group:
+
+- ``vjp+jvp``: a primitive with both rules registered;
+- ``vjp only`` / ``jvp only``: a primitive with one rule (a gap to close);
+- ``composed``: a composition of primitives, so both modes come from their rules;
+- ``non-differentiable``: registered as such (``notrace_primitive``);
+- ``creation``: makes a new constant array (``zeros``, ``arange``, ...);
+- ``no rule``: a primitive with neither rule.
+
+The table needs ``rich`` (in the ``test`` and ``bench`` extras).
+"""
+
+import argparse
+import importlib
+import inspect
+import json
+
+from .core import nondifferentiable, primitive_jvps, primitive_vjps
+
+MODULES = ("numpy", "numpy.linalg", "numpy.fft")
+CREATION = frozenset("zeros ones full eye arange linspace eye_like".split())
+GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "creation", "no rule")
+
+
+def classify(fun, name):
+    """The group of ``fun`` (see the module docstring)."""
+    if fun in nondifferentiable:
+        return "non-differentiable"
+    if name in CREATION:
+        return "creation"
+    if hasattr(fun, "fun"):
+        has_vjp, has_jvp = fun in primitive_vjps, fun in primitive_jvps
+        return {(True, True): "vjp+jvp", (True, False): "vjp only", (False, True): "jvp only"}.get((has_vjp, has_jvp), "no rule")
+    return "composed"
+
+
+def coverage():
+    """``{module: {name: group}}`` for the modules of ``MODULES`` that exist."""
+    report = {}
+    for module_name in MODULES:
+        try:
+            module = importlib.import_module(f"adcore.{module_name}")
+        except ImportError:
+            continue
+        names = getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")])
+        functions = {n: getattr(module, n) for n in names}
+        report[module_name] = {
+            name: classify(fun, name)
+            for name, fun in sorted(functions.items())
+            if callable(fun) and not inspect.isclass(fun) and not inspect.ismodule(fun)
+        }
+    return report
+
+
+def counts(report):
+    """``{module: {group: count}}``; ``differentiable`` counts the functions with both modes."""
+    result = {}
+    for module, groups in report.items():
+        tally = {group: sum(1 for g in groups.values() if g == group) for group in GROUPS}
+        tally["differentiable"] = tally["vjp+jvp"] + tally["composed"]
+        result[module] = tally
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m adcore.coverage", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.table import Table
+
+    report = coverage()
+    table = Table(title="adcore: differentiable NumPy functions per module")
+    table.add_column("module")
+    for column in ("differentiable", *GROUPS):
+        table.add_column(column, justify="right")
+    tallies = counts(report)
+    for module, tally in tallies.items():
+        table.add_row(module, *(str(tally[c]) for c in ("differentiable", *GROUPS)))
+    console = Console(width=160)
+    console.print(table)
+    for module, groups in report.items():
+        gaps = sorted(name for name, group in groups.items() if group in ("vjp only", "jvp only", "no rule"))
+        console.print(f"{module}: without both rules: {', '.join(gaps) or 'none'}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"counts": tallies, "functions": report}, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()

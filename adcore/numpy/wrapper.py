@@ -371,7 +371,7 @@ def squeeze(x, axis=None):
         axes = {i for i, n in enumerate(x_shape) if n == 1}
     else:
         axes = {a % len(x_shape) for a in ((axis,) if isinstance(axis, int) else axis)}
-        if any(x_shape[a] != 1 for a in axes):
+        if builtins.any(x_shape[a] != 1 for a in axes):
             raise ValueError(f"squeeze: cannot remove axis {axis} of shape {x_shape}; its size is not 1")
     return reshape(x, tuple(n for i, n in enumerate(x_shape) if i not in axes))
 
@@ -1019,7 +1019,9 @@ def _as_arrays_like(items):
 
 
 def _holds_arrays(obj):
-    return any(_holds_arrays(item) if isinstance(item, (list, tuple)) else hasattr(item, "shape") or isbox(item) for item in obj)
+    return builtins.any(
+        _holds_arrays(item) if isinstance(item, (list, tuple)) else hasattr(item, "shape") or isbox(item) for item in obj
+    )
 
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None

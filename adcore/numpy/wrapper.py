@@ -152,9 +152,13 @@ def angle(z, deg=False):
 
 
 @primitive
-def where(condition, x, y):
-    """``x`` where ``condition`` holds, else ``y`` (broadcast together)."""
-    return backend_of(condition, x, y, op="where").where(condition, x, y)
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
+    alone, its ``nonzero`` indices (as NumPy's)."""
+    backend = backend_of(condition, x, y, op="where")
+    if x is None and y is None:
+        return backend.nonzero(condition)
+    return backend.where(condition, x, y)
 
 
 @primitive
@@ -964,6 +968,11 @@ def ones(shape, dtype=float):
 
 
 def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``; differentiable in an array ``fill_value``
+    (broadcast to ``shape`` on its own backend and device)."""
+    if isbox(fill_value) or hasattr(fill_value, "shape"):
+        filled = broadcast_to(fill_value, (shape,) if isinstance(shape, int) else tuple(shape))
+        return filled if dtype is None else astype(filled, dtype)
     backend = default_backend()
     return backend.full(shape, fill_value, dtype=backend.dtype(dtype))
 
@@ -979,8 +988,15 @@ def arange(start, stop=None, step=1, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=float):
-    backend = default_backend()
-    return backend.linspace(start, stop, num, endpoint=endpoint, dtype=backend.dtype(dtype))
+    """``num`` evenly spaced numbers from ``start`` to ``stop``; differentiable in array (0-d)
+    ``start`` and ``stop``, as ``start + (stop - start) * t`` on their backend and device."""
+    ends = [getval(end) for end in (start, stop) if isbox(end) or hasattr(end, "shape")]
+    if not ends:
+        backend = default_backend()
+        return backend.linspace(start, stop, num, endpoint=endpoint, dtype=backend.dtype(dtype))
+    backend = backend_of(*ends, op="linspace")
+    t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=ends[0].dtype, device=backend.device(ends[0]))
+    return add(start, multiply(subtract(stop, start), t))
 
 
 def array(obj, dtype=None):

@@ -6,12 +6,13 @@ API library), or on the default backend when it has none.
 """
 
 from . import fft  # noqa: F401 - the adcore.numpy.fft namespace
-from . import linalg as linalg  # the adcore.numpy.linalg namespace (an explicit re-export)
 from . import rules as _rules  # noqa: F401 - registers the derivative rules
 from .boxes import ArrayBox
 from .einsum import einsum
+from .selection import *  # noqa: F403
+from .selection import __all__ as _selection_all
 from .vspaces import ArrayVSpace
 from .wrapper import *  # noqa: F403
 from .wrapper import __all__ as _wrapper_all
 
-__all__ = ["ArrayBox", "ArrayVSpace", "einsum", *_wrapper_all]
+__all__ = ["ArrayBox", "ArrayVSpace", "einsum", *_wrapper_all, *_selection_all]

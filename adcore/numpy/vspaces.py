@@ -32,8 +32,14 @@ class ArrayVSpace(VSpace):
         self.backend = backend
         self.shape = anp.shape(value)
         self.size = anp.size(value)
-        self.iscomplex = bool(backend.isdtype(self.dtype, "complex floating"))
-        self.differentiable = bool(backend.isdtype(self.dtype, ("real floating", "complex floating")))
+
+    @property
+    def iscomplex(self):
+        return bool(self.backend.isdtype(self.dtype, "complex floating"))
+
+    @property
+    def differentiable(self):
+        return bool(self.backend.isdtype(self.dtype, ("real floating", "complex floating")))
 
     def zeros(self):
         return self.backend.zeros(self.shape, dtype=self.dtype, device=self.device)

@@ -1,0 +1,47 @@
+"""Side-by-side timing: the median of interleaved runs, so that a noisy machine slows every contender alike."""
+
+import gc
+import statistics
+from time import perf_counter
+
+
+def median_times(contenders, synchronize, repeats, warmup=2):
+    """The median wall time of each contender, in seconds.
+
+    After ``warmup`` untimed calls of each, every repetition calls each
+    contender once, starting one place further along the list each time, so
+    that no contender always runs first or right after another. Before each
+    call a full garbage collection (untimed) clears the previous contender's
+    garbage, so each pays only for the collections its own allocations cause.
+    The device is synchronised before every clock read, so queued GPU work is
+    counted.
+
+    Parameters
+    ----------
+    contenders : dict
+        Name -> a function of no arguments.
+    synchronize : callable
+        Waits for the backend's queued work (``backend.synchronize``).
+    repeats, warmup : int
+        Timed and untimed calls of each contender.
+
+    Returns
+    -------
+    dict
+        Name -> median seconds, in the order of ``contenders``.
+    """
+    names = list(contenders)
+    for name in names:
+        for _ in range(warmup):
+            contenders[name]()
+    samples = {name: [] for name in names}
+    for repetition in range(repeats):
+        shift = repetition % len(names)
+        for name in names[shift:] + names[:shift]:
+            gc.collect()
+            synchronize()
+            start = perf_counter()
+            contenders[name]()
+            synchronize()
+            samples[name].append(perf_counter() - start)
+    return {name: statistics.median(times) for name, times in samples.items()}

@@ -49,6 +49,12 @@ class ArrayBox(Box):
     def __hash__(self):
         return id(self)
 
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "adcore: a traced array cannot become a NumPy array (that would drop its derivative, or "
+            "build an object array); call adcore.numpy functions (np.array, np.stack, ...) instead of numpy's"
+        )
+
     __neg__ = lambda self: anp.negative(self)  # noqa: E731
     __pos__ = lambda self: self  # noqa: E731
     __abs__ = lambda self: anp.abs(self)  # noqa: E731

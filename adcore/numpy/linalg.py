@@ -64,6 +64,7 @@ __all__ = [
     "lstsq",
     "matrix_norm",
     "matrix_power",
+    "multi_dot",
     "norm",
     "pinv",
     "qr",
@@ -441,6 +442,17 @@ def matrix_power(a, n):
         if not n:
             return result
         a = anp.matmul(a, a)
+
+
+def multi_dot(arrays):
+    """``arrays[0] @ arrays[1] @ ...`` as NumPy's ``multi_dot`` (a 1-d first or last array is a
+    row or column vector), left to right; a composition of ``dot``, so its derivatives are dot's."""
+    if len(arrays) < 2:
+        raise ValueError(f"multi_dot: needs at least two arrays, got {len(arrays)}")
+    result = arrays[0]
+    for array in arrays[1:]:
+        result = anp.dot(result, array)
+    return result
 
 
 def lstsq(a, b, rcond=None):

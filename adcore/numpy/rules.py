@@ -310,10 +310,10 @@ def first_zero_masks(x, axis):
 def cumprod_parts(x, axis):
     """What both cumprod rules need, exact with zeros: with the first zero along ``axis`` at z,
     an entry before z has derivative terms ``ans_j / x_i`` (j < z); the entry at z those of the
-    cumulative product with ``x_z`` replaced by 1; entries after z have none."""
+    cumulative product with ``x_z`` replaced by 1; entries after z have none. Returns the masks
+    of "before z" and "at z", ``x`` with zeros replaced by 1 (to divide by), and that product."""
     before, first_zero = first_zero_masks(x, axis)
-    x_safe = anp.where(first_zero, 1.0, x)
-    return before, first_zero, x_safe, anp.cumprod(x_safe, axis)
+    return before, first_zero, anp.where(x == 0, 1.0, x), anp.cumprod(anp.where(first_zero, 1.0, x), axis)
 
 
 def grad_cumprod(ans, x, axis=None):
@@ -323,9 +323,9 @@ def grad_cumprod(ans, x, axis=None):
 
     def vjp(g):
         g = anp.ravel(g) if flat else g
-        before, first_zero, x_safe, ans_safe = cumprod_parts(x, axis)
+        before, first_zero, x_nonzero, ans_safe = cumprod_parts(x, axis)
         through_zero = reverse_cumsum(anp.multiply(g, ans_safe), axis)
-        before_zero = reverse_cumsum(anp.multiply(g, anp.cumprod(x, axis)), axis) / x_safe
+        before_zero = reverse_cumsum(anp.multiply(g, anp.cumprod(x, axis)), axis) / x_nonzero
         result = anp.where(before, before_zero, anp.where(first_zero, through_zero, 0.0))
         return anp.reshape(result, x_shape) if flat else result
 
@@ -335,9 +335,9 @@ def grad_cumprod(ans, x, axis=None):
 def jvp_cumprod(g, ans, x, axis=None):
     if axis is None:
         x, g, axis = anp.ravel(x), anp.ravel(g), 0
-    before, first_zero, x_safe, ans_safe = cumprod_parts(x, axis)
+    before, first_zero, x_nonzero, ans_safe = cumprod_parts(x, axis)
     g_at_zero = anp.sum(anp.where(first_zero, g, 0.0), axis=axis, keepdims=True)
-    before_zero = anp.multiply(anp.cumsum(anp.divide(g, x_safe), axis), anp.cumprod(x, axis))
+    before_zero = anp.multiply(anp.cumsum(anp.divide(g, x_nonzero), axis), anp.cumprod(x, axis))
     return broadcast(anp.where(before, before_zero, anp.multiply(g_at_zero, ans_safe)), ans)
 
 

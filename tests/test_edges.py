@@ -1,0 +1,84 @@
+"""Points where naive rules fail: zeros in products, ties, kinks, unselected branches, complex inputs.
+
+Conventions (each checked exactly below):
+
+- ``prod``/``cumprod`` with zero entries: the exact derivative (products of the other entries).
+- ties in ``max``/``min``/``maximum``/``minimum``: the derivative is split evenly (autograd's convention).
+- ``abs`` at 0: derivative 0 (a subgradient, autograd's and JAX's choice).
+- ``where``: the unselected branch gets a zero cotangent, so a NaN *value* there (``log`` of a
+  negative number) leaves the gradient finite. A branch whose *derivative* is infinite at the point
+  (``log`` or ``sqrt`` at exactly 0) still gives ``0 * inf = NaN``, as in every reverse-mode AD;
+  the fix is the double-``where`` pattern, which keeps the point out of the branch's input:
+  ``np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), 0.0)``.
+- complex input: the gradient of a real ``f(z)`` is ``df/dx - i df/dy``.
+"""
+
+import numpy
+import pytest
+
+import adcore.numpy as np
+from adcore import grad, make_jvp
+from adcore.test_util import check_grads
+
+
+def test_prod_and_cumprod_with_zeros(backend):
+    for data in ([2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [1.5, -2.0, 0.5, 0.0]):
+        x = backend.asarray(data)
+        check_grads(np.prod, modes=("fwd", "rev"), order=1)(x)
+        check_grads(lambda x: np.cumprod(x) * backend.asarray([1.0, 2.0, 3.0, 4.0]), modes=("fwd", "rev"), order=1)(x)
+    g = grad(lambda x: np.sum(np.cumprod(x)))(backend.asarray([2.0, 0.0, 3.0]))
+    # d/dx of x0 + x0 x1 + x0 x1 x2 at (2, 0, 3): (1 + x1 + x1 x2, x0 + x0 x2, x0 x1) = (1, 8, 0)
+    numpy.testing.assert_array_equal(backend.to_numpy(g), [1.0, 8.0, 0.0])
+
+
+def test_ties_are_split_evenly(backend):
+    x = backend.asarray([1.0, 3.0, 3.0, 2.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(grad(np.max)(x)), [0.0, 0.5, 0.5, 0.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(make_jvp(np.max)(x)(backend.asarray([0.0, 2.0, 4.0, 0.0]))[1]), 3.0)
+    y = backend.asarray([1.0, 3.0, 0.0, 2.0])
+    gx, gy = grad(lambda x, y: np.sum(np.maximum(x, y)), (0, 1))(x, y)
+    numpy.testing.assert_array_equal(backend.to_numpy(gx), [0.5, 0.5, 1.0, 0.5])
+    numpy.testing.assert_array_equal(backend.to_numpy(gy), [0.5, 0.5, 0.0, 0.5])
+
+
+def test_abs_at_zero_has_derivative_zero(backend):
+    x = backend.asarray([-1.0, 0.0, 2.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(grad(lambda x: np.sum(np.abs(x)))(x)), [-1.0, 0.0, 1.0])
+
+
+def test_nan_in_the_unselected_branch_leaves_the_gradient_finite(backend):
+    x = backend.asarray([-1.0, 2.0])
+    with numpy.errstate(invalid="ignore"):
+        g = grad(lambda x: np.sum(np.where(x > 0.0, np.log(x), 0.0)))(x)
+    numpy.testing.assert_array_equal(backend.to_numpy(g), [0.0, 0.5])
+
+
+def test_double_where_keeps_an_infinite_derivative_out(backend):
+    def safe_log(x):
+        positive = x > 0.0
+        return np.where(positive, np.log(np.where(positive, x, 1.0)), 0.0)
+
+    g = grad(lambda x: np.sum(safe_log(x)))(backend.asarray([0.0, 2.0]))
+    numpy.testing.assert_array_equal(backend.to_numpy(g), [0.0, 0.5])
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_gradient_convention(backend, dtype):
+    z = backend.asarray([1.0 + 2.0j, -0.5 + 0.25j], dtype)
+    g = grad(lambda z: np.sum(np.abs(z) ** 2))(z)
+    assert g.dtype == z.dtype
+    numpy.testing.assert_allclose(backend.to_numpy(g), 2.0 * numpy.conj(backend.to_numpy(z)), rtol=1e-6)
+    g = grad(lambda z: np.sum(np.real(z) * 3.0 + np.imag(z) * 5.0))(z)
+    numpy.testing.assert_allclose(backend.to_numpy(g), [3.0 - 5.0j, 3.0 - 5.0j])
+
+
+def test_traced_values_never_become_object_arrays():
+    with pytest.raises(TypeError, match="traced array cannot become a NumPy array"):
+        grad(lambda x: numpy.sum(numpy.array([x, x])))(1.0)
+    g = grad(lambda x: np.sum(np.array([x, 2.0 * x])))(1.0)
+    assert g == 3.0
+
+
+def test_multi_dot_of_traced_values(backend):
+    a = backend.asarray([[1.0, 2.0], [0.5, -1.0]])
+    check_grads(lambda a: np.linalg.multi_dot([a, np.matrix_transpose(a), a]))(a)

@@ -10,6 +10,8 @@ Conventions (each checked exactly below):
   (``log`` or ``sqrt`` at exactly 0) still gives ``0 * inf = NaN``, as in every reverse-mode AD;
   the fix is the double-``where`` pattern, which keeps the point out of the branch's input:
   ``np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), 0.0)``.
+- ``sqrt`` at 0: derivative 0 (not +inf), so ``sqrt(sum(x**2))`` at ``x = 0`` gets the finite
+  subgradient 0, as ``linalg.norm`` does, instead of ``0 * inf = NaN``.
 - complex input: the gradient of a real ``f(z)`` is ``df/dx - i df/dy``.
 """
 
@@ -60,6 +62,18 @@ def test_double_where_keeps_an_infinite_derivative_out(backend):
 
     g = grad(lambda x: np.sum(safe_log(x)))(backend.asarray([0.0, 2.0]))
     numpy.testing.assert_array_equal(backend.to_numpy(g), [0.0, 0.5])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_norm_like_functions_at_zero_have_a_finite_subgradient(backend, dtype):
+    zero = backend.asarray([0.0, 0.0, 0.0], dtype)
+    for f in (lambda x: np.sqrt(np.sum(x**2)), np.linalg.norm, lambda x: np.sqrt(x[0] ** 2 + x[1] ** 2)):
+        g = grad(f)(zero)
+        assert g.dtype == zero.dtype
+        numpy.testing.assert_array_equal(backend.to_numpy(g), [0.0, 0.0, 0.0])
+    assert grad(np.sqrt)(0.0) == 0.0
+    x = backend.asarray([3.0, 4.0, 0.0], dtype)
+    numpy.testing.assert_allclose(backend.to_numpy(grad(lambda x: np.sqrt(np.sum(x**2)))(x)), [0.6, 0.8, 0.0], rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", ["complex128", "complex64"])

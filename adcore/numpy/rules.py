@@ -112,7 +112,9 @@ def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: 1.0 / x)
 def_elementwise(anp.log1p, lambda ans, x: 1.0 / (1.0 + x))
 def_elementwise_of_output(anp.expm1, lambda ans: ans + 1.0)
-def_elementwise_of_output(anp.sqrt, lambda ans: 0.5 / ans)
+# sqrt at 0: derivative 0 rather than +inf, so sqrt(sum(x**2)) at x = 0 has the finite
+# subgradient 0 (the norm's) instead of 0 * inf = NaN; a documented convention (tests/test_edges.py).
+def_elementwise_of_output(anp.sqrt, lambda ans: 0.5 / replace_zero(ans, float("inf")))
 def_elementwise(anp.square, lambda ans, x: 2.0 * x)
 def_elementwise(anp.sin, lambda ans, x: anp.cos(x))
 def_elementwise(anp.cos, lambda ans, x: -anp.sin(x))

@@ -8,35 +8,9 @@
 
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
-from .operators import (
-    checkpoint,
-    deriv,
-    elementwise_grad,
-    grad,
-    grad_and_aux,
-    hessian,
-    jacobian,
-    make_jvp,
-    make_vjp,
-    value_and_grad,
-)
+from .operators import *  # noqa: F403
+from .operators import __all__ as _operators_all
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "available",
-    "checkpoint",
-    "default_backend",
-    "deriv",
-    "elementwise_grad",
-    "get_backend",
-    "grad",
-    "grad_and_aux",
-    "hessian",
-    "jacobian",
-    "make_jvp",
-    "make_vjp",
-    "set_backend",
-    "use_backend",
-    "value_and_grad",
-]
+__all__ = ["available", "default_backend", "get_backend", "set_backend", "use_backend", *_operators_all]

@@ -1,12 +1,29 @@
-"""Python containers (``tuple``, ``list``, ``dict``) as differentiable values.
+"""Python containers (``tuple``, ``list``, ``dict``, namedtuples) as differentiable values.
 
 A traced container is a :class:`SequenceBox` or :class:`DictBox`; reading an
 item is the primitive ``container_take``, whose VJP puts the cotangent back at
 that item with zeros elsewhere. The vector space of a container is the product
 of its items' spaces, so gradients have the structure of the input.
+
+As in ``autograd.builtins``: ``isinstance`` and ``type`` see through boxes, and
+``tuple``, ``list`` and ``dict`` build traced containers from traced items.
 """
 
-from .core import Box, VSpace, defjvp, defjvp_argnum, defvjp, defvjp_argnum, primitive, vspace
+import builtins
+
+from .core import Box, VSpace, defjvp, defjvp_argnum, defvjp, defvjp_argnum, isbox, notrace_primitive, primitive, vspace
+
+isinstance = notrace_primitive(builtins.isinstance)
+type = notrace_primitive(builtins.type)
+
+
+def _build(container_type, items):
+    """A ``container_type`` of ``items`` (a mapping's items for a dict type; positional fields for a namedtuple)."""
+    if builtins.issubclass(container_type, builtins.dict):
+        return container_type(items)
+    if builtins.hasattr(container_type, "_fields"):
+        return container_type(*items)
+    return container_type(items)
 
 
 @primitive
@@ -25,8 +42,8 @@ def container_untake(x, index, vs):
 
 @primitive
 def make_container(container_type, keys, *values):
-    """A ``container_type`` (``tuple``, ``list`` or ``dict`` with ``keys``) of ``values``, traced item by item."""
-    return dict(zip(keys, values)) if container_type is dict else container_type(values)
+    """A ``container_type`` (a sequence type, or a dict type with ``keys``) of ``values``, traced item by item."""
+    return _build(container_type, values if keys is None else builtins.zip(keys, values))
 
 
 defvjp(container_take, lambda ans, container, index: _untake_f(vspace(container), index))
@@ -51,9 +68,15 @@ def _key(keys, position):
 
 
 class SequenceBox(Box):
-    """A traced ``tuple`` or ``list``."""
+    """A traced ``tuple``, ``list`` or namedtuple (whose fields read as attributes)."""
 
     __slots__ = []
+
+    def __getattr__(self, name):
+        fields = builtins.getattr(builtins.type(self._value), "_fields", ())
+        if name in fields:
+            return self[fields.index(name)]
+        raise AttributeError(f"{builtins.type(self._value).__name__!r} object has no attribute {name!r}")
 
     def __getitem__(self, index):
         return container_take(self, index)
@@ -95,30 +118,40 @@ class DictBox(Box):
         return self[key] if key in self._value else default
 
 
-SequenceBox.register(tuple)
-SequenceBox.register(list)
-DictBox.register(dict)
+SequenceBox.register(builtins.tuple)
+SequenceBox.register(builtins.list)
+DictBox.register(builtins.dict)
+
+
+def _container_box(value):
+    """Tuple and dict subclasses (namedtuples, OrderedDict) box like their bases."""
+    if builtins.isinstance(value, (builtins.tuple, builtins.list)):
+        return SequenceBox
+    return DictBox if builtins.isinstance(value, builtins.dict) else None
+
+
+Box.type_mappings.resolvers.append(_container_box)
 
 
 class ContainerVSpace(VSpace):
     """The product of the spaces of a container's items."""
 
     def __init__(self, value):
-        self.container_type = type(value)
-        self.keys = tuple(value) if isinstance(value, dict) else None
-        self.spaces = [vspace(item) for item in self.items(value)]
+        self.container_type = builtins.type(value)
+        self.keys = builtins.tuple(value) if builtins.isinstance(value, builtins.dict) else None
+        self.spaces = [vspace(item) for item in (value.values() if self.keys is not None else value)]
         self.size = sum(vs.size for vs in self.spaces)
         self.iscomplex = any(vs.iscomplex for vs in self.spaces)
         self.differentiable = all(vs.differentiable for vs in self.spaces)
 
     def items(self, container):
         """The items of ``container`` as a list indexable like the container (by key for a dict)."""
-        return dict(container) if self.keys is not None else list(container)
+        return builtins.dict(container) if self.keys is not None else builtins.list(container)
 
     def rebuild(self, items):
         if self.keys is not None:
-            return {key: items[key] for key in self.keys}
-        return self.container_type(items)
+            return _build(self.container_type, [(key, items[key]) for key in self.keys])
+        return _build(self.container_type, items)
 
     def _map(self, fun, *containers):
         """A container of ``fun(item space, *items)``; traced when an item is (so a sum of
@@ -159,5 +192,61 @@ class ContainerVSpace(VSpace):
                 yield self.rebuild(items)
 
 
-for _container_type in (tuple, list, dict):
+for _container_type in (builtins.tuple, builtins.list, builtins.dict):
     ContainerVSpace.register(_container_type)
+VSpace.mappings.resolvers.append(lambda value: ContainerVSpace if _container_box(value) else None)
+
+
+def container(value):
+    """``value``, a (nested) container holding traced arrays, as one traced container.
+
+    A differentiated function may return a tuple, list or dict of traced
+    values; the operators call this on its output so that ``make_vjp`` sees a
+    single traced value. Containers holding anything else (strings, None) are
+    returned as they are.
+    """
+    if not _container_box(value) or not _traced_leaves(value):
+        return value
+    return _traced(value)
+
+
+def _traced(value):
+    if not _container_box(value):
+        return value
+    keys = builtins.tuple(value) if builtins.isinstance(value, builtins.dict) else None
+    items = [value[key] for key in keys] if keys is not None else value
+    return make_container(builtins.type(value), keys, *(_traced(item) for item in items))
+
+
+def _traced_leaves(value):
+    """Whether ``value``'s leaves are all arrays or numbers, at least one of them traced."""
+    leaves = _leaves(value)
+    return builtins.any(isbox(leaf) for leaf in leaves) and builtins.all(
+        isbox(leaf)
+        or builtins.hasattr(leaf, "shape")
+        or builtins.isinstance(leaf, (builtins.int, builtins.float, builtins.complex))
+        for leaf in leaves
+    )
+
+
+def _leaves(value):
+    if builtins.isinstance(value, builtins.dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if builtins.isinstance(value, (builtins.tuple, builtins.list)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+def tuple(value=()):
+    """A tuple of ``value``'s items, traced if any is (``autograd.builtins.tuple``)."""
+    return container(builtins.tuple(value))
+
+
+def list(value=()):
+    """A list of ``value``'s items, traced if any is (``autograd.builtins.list``)."""
+    return container(builtins.list(value))
+
+
+def dict(*args, **kwargs):
+    """A dict, traced if any value is (``autograd.builtins.dict``)."""
+    return container(builtins.dict(*args, **kwargs))

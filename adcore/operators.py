@@ -20,11 +20,26 @@ __all__ = [
     "elementwise_grad",
     "grad",
     "grad_and_aux",
+    "grad_named",
     "hessian",
+    "hessian_tensor_product",
+    "hessian_vector_product",
+    "holomorphic_grad",
+    "hvp",
+    "jacfwd",
     "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "make_ggnvp",
+    "make_hvp",
     "make_jvp",
     "make_vjp",
+    "multigrad_dict",
+    "tensor_jacobian_product",
     "value_and_grad",
+    "vector_jacobian_product",
+    "vjp",
 ]
 
 
@@ -89,6 +104,11 @@ def unary_to_nary(unary_operator):
     return nary_operator
 
 
+def _traced_output(fun):
+    """``fun`` with a returned container of traced values made one traced value."""
+    return wraps(fun)(lambda x: _builtins.container(fun(x)))
+
+
 def _output_vspace(op, fun, ans):
     try:
         return vspace(ans)
@@ -104,11 +124,14 @@ def make_vjp(fun, x):
 
     ``g`` has the shape and dtype of ``ans``; ``vjp(g)`` those of ``x``.
 
+    ``fun`` may return a (nested) tuple, list or dict of arrays; ``g`` then has
+    the same structure.
+
     >>> vjp, ans = make_vjp(lambda x: x * x)(3.0)
     >>> float(ans), float(vjp(1.0))
     (9.0, 6.0)
     """
-    return _make_vjp(fun, x)
+    return _make_vjp(_traced_output(fun), x)
 
 
 @unary_to_nary
@@ -121,7 +144,7 @@ def make_jvp(fun, x):
     >>> float(tangent)
     6.0
     """
-    return _make_jvp(fun, x)
+    return _make_jvp(_traced_output(fun), x)
 
 
 @unary_to_nary
@@ -201,27 +224,194 @@ def elementwise_grad(fun, x):
 
 
 @unary_to_nary
+def jacrev(fun, x):
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode:
+    one trace, then one backward pass per output entry.
+
+    For a complex output of a real input, each row takes two backward passes
+    (cotangents ``e`` and ``-1j e`` give the real and imaginary parts).
+
+    >>> jacrev(lambda x: x * x)(anp.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    vjp, ans = _make_vjp(fun, x)
+    return _jacobian_rows(fun, vjp, ans, vspace(x))
+
+
+def _jacobian_rows(fun, vjp, ans, x_vs):
+    ans_vs = _output_vspace("jacobian", fun, ans)
+    if ans_vs.iscomplex and not x_vs.iscomplex:
+        rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
+    else:
+        rows = [vjp(e) for e in ans_vs.standard_basis()]
+    return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+
+
+@unary_to_nary
+def jacfwd(fun, x):
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in forward mode:
+    one JVP per input entry (the columns), cheaper than ``jacrev`` when ``x`` is small.
+
+    >>> jacfwd(lambda x: x * x)(anp.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    jvp = _make_jvp(fun, x)
+    x_vs = vspace(x)
+    columns = [jvp(e)[1] for e in x_vs.standard_basis()]
+    ans_shape = anp.shape(columns[0]) if columns else ()
+    return anp.reshape(anp.stack(columns, axis=-1), ans_shape + x_vs.shape)
+
+
+@unary_to_nary
 def jacobian(fun, x):
-    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode
-    (one backward pass per output entry).
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, by the cheaper mode:
+    reverse (``jacrev``) when the output has no more entries than ``x``, else forward (``jacfwd``,
+    after the one trace that measured the output).
 
     >>> jacobian(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
     """
     vjp, ans = _make_vjp(fun, x)
-    ans_vs, x_vs = _output_vspace("jacobian", fun, ans), vspace(x)
-    rows = [vjp(basis_vector) for basis_vector in ans_vs.standard_basis()]
-    return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+    x_vs = vspace(x)
+    if _output_vspace("jacobian", fun, ans).size <= x_vs.size:
+        return _jacobian_rows(fun, vjp, ans, x_vs)
+    return jacfwd(fun)(x)
 
 
 def hessian(fun, argnum=0):
-    """The Hessian of scalar ``fun``: ``jacobian(jacobian(fun))``, of shape ``x.shape + x.shape``.
+    """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``, forward-over-reverse:
+    ``jacfwd(grad(fun))``, one forward pass through the gradient per input entry.
 
     >>> hessian(lambda x: x ** 3)(2.0)
     array(12.)
     """
-    return jacobian(jacobian(fun, argnum), argnum)
+    return jacfwd(grad(fun, argnum), argnum)
+
+
+def hvp(fun, argnum=0):
+    """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
+    argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``.
+
+    >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
+    12.0
+    """
+    gradient = grad(fun, argnum)
+
+    def hessian_times(*args, **kwargs):
+        *args, v = args
+        return make_jvp(gradient, argnum)(*args, **kwargs)(v)[1]
+
+    hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
+    return hessian_times
+
+
+hessian_tensor_product = hessian_vector_product = hvp
+
+
+@unary_to_nary
+def make_hvp(fun, x):
+    """``(hvp, gradient)`` at ``x``: ``hvp(v)`` is the Hessian of ``fun`` times ``v``, reusing one
+    trace of the gradient for every ``v`` (reverse-over-reverse, autograd's ``make_hvp``)."""
+    return _make_vjp(grad(fun), x)
+
+
+def tensor_jacobian_product(fun, argnum=0):
+    """``tensor_jacobian_product(fun)(*args, v)``: ``v`` contracted with the leading ``v.ndim`` axes
+    of the Jacobian of ``fun`` (autograd's semantics; for ``v`` shaped like the output, one VJP).
+
+    >>> float(tensor_jacobian_product(lambda x: x ** 3)(2.0, 1.0))
+    12.0
+    """
+
+    def vector_dot_fun(*args, **kwargs):
+        *args, vector = args
+        return anp.tensordot(vector, fun(*args, **kwargs), axes=anp.ndim(vector))
+
+    return jacobian(vector_dot_fun, argnum)
+
+
+vector_jacobian_product = tensor_jacobian_product
+
+
+def make_ggnvp(f, g=lambda x: 0.5 * anp.sum(x**2, axis=-1), f_argnum=0):
+    """Generalised Gauss-Newton vector products of ``g(f(x))``: ``J_f^T H_g J_f v`` (autograd's
+    ``make_ggnvp``); ``make_ggnvp(f, g)(x)`` returns ``ggnvp(v)``."""
+
+    @unary_to_nary
+    def _make_ggnvp(f, x):
+        f_vjp, f_x = _make_vjp(f, x)
+        g_hvp, grad_g_x = _make_vjp(grad(g), f_x)
+        f_jvp, _ = _make_vjp(f_vjp, vspace(grad_g_x).zeros())
+        return lambda v: f_vjp(g_hvp(f_jvp(v)))
+
+    return _make_ggnvp(f, f_argnum)
+
+
+@unary_to_nary
+def holomorphic_grad(fun, x):
+    """The complex derivative of a holomorphic scalar ``fun``: ``grad`` of its real part, which in
+    adcore's convention (``df/dx - i df/dy``) equals ``f'(z)``.
+
+    >>> complex(holomorphic_grad(lambda z: z * z)(1.0 + 2.0j))
+    (2+4j)
+    """
+    return grad(lambda z: anp.real(fun(z)))(x)
+
+
+def grad_named(fun, argname):
+    """``grad`` with respect to the argument called ``argname``."""
+    import inspect
+
+    return grad(fun, list(inspect.signature(fun).parameters).index(argname))
+
+
+def multigrad_dict(fun):
+    """The gradient with respect to every argument at once, as ``{argument name: gradient}``
+    (autograd's ``multigrad_dict``, without its extra dependency)."""
+    import inspect
+
+    signature = inspect.signature(fun)
+
+    def gradfun(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        names = list(bound.arguments)
+
+        def of_dict(values):
+            call = signature.bind_partial()
+            call.arguments.update({name: values[name] for name in names})
+            return fun(*call.args, **call.kwargs)
+
+        gradients = grad(of_dict)(dict(bound.arguments))
+        return {name: gradients[name] for name in names}
+
+    return gradfun
+
+
+def vjp(fun, *primals):
+    """JAX's functional form: ``(fun(*primals), vjp_fn)``; ``vjp_fn(g)`` is the tuple of cotangents
+    of ``primals``."""
+    argnums = tuple(range(len(primals)))
+    pullback, ans = make_vjp(fun, argnums)(*primals)
+    return ans, pullback
+
+
+def jvp(fun, primals, tangents):
+    """JAX's functional form: ``(fun(*primals), tangent of the output)`` along ``tangents``."""
+    argnums = tuple(range(len(primals)))
+    return make_jvp(fun, argnums)(*primals)(tuple(tangents))
+
+
+def linearize(fun, *primals):
+    """``(fun(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the output tangent along ``tangents``,
+    reusable for many tangents (each call is one forward pass)."""
+    argnums = tuple(range(len(primals)))
+    pushforward = make_jvp(fun, argnums)(*primals)
+    ans, _ = pushforward(tuple(vspace(p).zeros() for p in primals))
+    return ans, lambda *tangents: pushforward(tuple(tangents))[1]
 
 
 @unary_to_nary

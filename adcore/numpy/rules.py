@@ -9,8 +9,6 @@ Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
-from backends import backend_of
-
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
 from . import wrapper as anp
 
@@ -18,16 +16,17 @@ from . import wrapper as anp
 
 
 def metadata(x):
-    """What a VJP keeps of an argument instead of the argument: its shape and dtype
-    (None for a Python scalar, whose cotangent keeps the output's dtype)."""
-    return anp.shape(x), getattr(getval(x), "dtype", None)
+    """What a VJP keeps of an argument instead of the argument: its shape, its dtype (None for a
+    Python scalar, whose cotangent keeps the output's dtype) and whether it is complex."""
+    return anp.shape(x), getattr(getval(x), "dtype", None), anp.iscomplexobj(x)
 
 
 def unbroadcast(g, meta):
     """Sum the cotangent ``g`` over the axes broadcasting added to an argument of
-    ``meta = (shape, dtype)``, and give it that dtype (float32 stays float32)."""
-    x_shape, x_dtype = meta
-    if anp.iscomplexobj(g) and not _is_complex_dtype(x_dtype, g):
+    ``meta = (shape, dtype, iscomplex)``, give it that dtype (float32 stays float32), and
+    keep only its real part for a real argument."""
+    x_shape, x_dtype, x_complex = meta
+    if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
     g_shape = anp.shape(g)
     if g_shape != x_shape:
@@ -37,11 +36,6 @@ def unbroadcast(g, meta):
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = anp.astype(g, x_dtype)
     return g
-
-
-def _is_complex_dtype(dtype, like):
-    """Whether ``dtype`` (None for a Python float, which is real) is complex."""
-    return dtype is not None and bool(backend_of(getval(like)).isdtype(dtype, "complex floating"))
 
 
 def unbroadcast_f(x, vjp):

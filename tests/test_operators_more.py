@@ -1,0 +1,169 @@
+"""The operators beyond the basics: Jacobians in both modes (complex outputs too), Hessian and
+Hessian-vector products forward-over-reverse, autograd's remaining operators, JAX's functional
+forms, and containers as inputs and outputs."""
+
+from collections import OrderedDict, namedtuple
+
+import numpy
+import pytest
+
+import adcore.numpy as np
+from adcore import (
+    grad,
+    grad_named,
+    hessian,
+    hessian_tensor_product,
+    hessian_vector_product,
+    holomorphic_grad,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linearize,
+    make_ggnvp,
+    make_hvp,
+    make_jvp,
+    make_vjp,
+    multigrad_dict,
+    tensor_jacobian_product,
+    vector_jacobian_product,
+    vjp,
+)
+from adcore.builtins import isinstance as ad_isinstance
+from adcore.builtins import tuple as ad_tuple
+from adcore.builtins import type as ad_type
+from adcore.core import isbox
+
+A = numpy.array([[1.0, 2.0, 0.5], [-1.0, 0.3, 2.0]])
+
+
+def f(x):
+    return np.tanh(A @ x) * np.sum(x**2)
+
+
+def loss(x):
+    return np.sum(np.tanh(A.T @ A @ x) ** 2) + np.sum(x**3) / 3.0
+
+
+def test_forward_and_reverse_jacobians_agree(backend):
+    x = backend.asarray([0.2, -0.4, 0.9])
+    a = backend.asarray(A)
+    g = lambda x: np.tanh(np.matmul(a, x)) * np.sum(x**2)  # noqa: E731
+    forward, reverse, chosen = (backend.to_numpy(j(g)(x)) for j in (jacfwd, jacrev, jacobian))
+    assert forward.shape == (2, 3)
+    numpy.testing.assert_allclose(forward, reverse, rtol=1e-13)
+    numpy.testing.assert_allclose(chosen, reverse, rtol=1e-13)
+    wide = backend.to_numpy(jacobian(lambda x: np.concatenate([x, x, x]) ** 2)(x))
+    numpy.testing.assert_allclose(wide, numpy.vstack([numpy.diag(2 * backend.to_numpy(x))] * 3), rtol=1e-13)
+
+
+def test_jacobians_of_complex_outputs():
+    x = numpy.array([0.3, -1.1])
+    expected = numpy.diag(1j * numpy.exp(1j * x))
+    for j in (jacfwd, jacrev, jacobian):
+        numpy.testing.assert_allclose(j(lambda x: np.exp(1j * x))(x), expected, rtol=1e-14)
+    z = numpy.array([0.3 + 0.2j, -1.1 + 0.5j])
+    for j in (jacfwd, jacrev):  # holomorphic: both give f'(z)
+        numpy.testing.assert_allclose(j(lambda z: z**2)(z), numpy.diag(2 * z), rtol=1e-14)
+
+
+def test_hessian_is_forward_over_reverse_and_matches_reverse_over_reverse():
+    x = numpy.array([0.2, -0.4, 0.9])
+    reverse_over_reverse = jacrev(jacrev(loss))(x)
+    numpy.testing.assert_allclose(hessian(loss)(x), reverse_over_reverse, rtol=1e-10, atol=1e-12)
+    v = numpy.array([1.0, -2.0, 0.5])
+    expected = reverse_over_reverse @ v
+    for product in (hvp(loss), hessian_tensor_product(loss), hessian_vector_product(loss)):
+        numpy.testing.assert_allclose(product(x, v), expected, rtol=1e-10)
+    hvp_at_x, gradient = make_hvp(loss)(x)
+    numpy.testing.assert_allclose(hvp_at_x(v), expected, rtol=1e-10)
+    numpy.testing.assert_allclose(gradient, grad(loss)(x), rtol=1e-14)
+
+
+def test_hessian_of_a_function_that_calls_grad():
+    def energy(x):
+        return np.sum(grad(lambda y: np.sum(np.sin(y) * y))(x) ** 2)
+
+    x = numpy.array([0.3, 1.2])
+    numpy.testing.assert_allclose(hessian(energy)(x), jacrev(jacrev(energy))(x), rtol=1e-10)
+
+
+def test_tensor_jacobian_product_and_ggnvp():
+    x = numpy.array([0.2, -0.4, 0.9])
+    v = numpy.array([1.0, -0.5])
+    expected = v @ jacobian(f)(x)
+    numpy.testing.assert_allclose(tensor_jacobian_product(f)(x, v), expected, rtol=1e-13)
+    numpy.testing.assert_allclose(vector_jacobian_product(f)(x, v), expected, rtol=1e-13)
+    u = numpy.array([0.5, 1.0, -1.0])
+    j = jacobian(f)(x)
+    numpy.testing.assert_allclose(make_ggnvp(f)(x)(u), j.T @ j @ u, rtol=1e-12)
+
+
+def test_holomorphic_grad():
+    z = 0.7 + 0.4j
+    assert holomorphic_grad(lambda z: np.exp(z) * z)(z) == pytest.approx(numpy.exp(z) * (1 + z))
+
+
+def test_named_and_dict_gradients():
+    def h(a, b, scale=2.0):
+        return np.sum(a * b) * scale
+
+    a, b = numpy.array([1.0, 2.0]), numpy.array([3.0, -1.0])
+    numpy.testing.assert_allclose(grad_named(h, "b")(a, b), 2.0 * a)
+    gradients = multigrad_dict(h)(a, b)
+    assert list(gradients) == ["a", "b", "scale"]
+    numpy.testing.assert_allclose(gradients["a"], 2.0 * b)
+    assert gradients["scale"] == pytest.approx(1.0)
+
+
+def test_jax_functional_forms():
+    x, y = numpy.array([0.5, 1.0]), numpy.array([2.0, -1.0])
+    value, pullback = vjp(lambda x, y: x * y, x, y)
+    gx, gy = pullback(numpy.ones(2))
+    numpy.testing.assert_allclose(gx, y) and numpy.testing.assert_allclose(gy, x)
+    value, tangent = jvp(lambda x, y: x * y, (x, y), (numpy.ones(2), numpy.zeros(2)))
+    numpy.testing.assert_allclose(tangent, y)
+    value, pushforward = linearize(np.sin, x)
+    numpy.testing.assert_allclose(value, numpy.sin(x))
+    numpy.testing.assert_allclose(pushforward(numpy.array([1.0, 2.0])), numpy.cos(x) * [1.0, 2.0])
+
+
+Point = namedtuple("Point", "x y")
+
+
+def test_containers_as_inputs_and_outputs(backend):
+    params = {"w": backend.asarray([1.0, 2.0]), "b": (backend.asarray(0.5), [backend.asarray([3.0])])}
+
+    def model(params):
+        return np.sum(params["w"] ** 2) * params["b"][0] + np.sum(params["b"][1][0])
+
+    g = grad(model)(params)
+    assert type(g) is dict and type(g["b"]) is tuple and type(g["b"][1]) is list
+    numpy.testing.assert_allclose(backend.to_numpy(g["w"]), [1.0, 2.0])
+    numpy.testing.assert_allclose(backend.to_numpy(g["b"][0]), 5.0)
+    numpy.testing.assert_allclose(backend.to_numpy(g["b"][1][0]), [1.0])
+
+    point = Point(backend.asarray(1.5), backend.asarray(-2.0))
+    g = grad(lambda p: p.x * p.y)(point)
+    assert type(g) is Point
+    numpy.testing.assert_allclose([float(backend.to_numpy(g.x)), float(backend.to_numpy(g.y))], [-2.0, 1.5])
+    ordered = OrderedDict(a=backend.asarray(1.0))
+    assert type(grad(lambda d: d["a"] * 2.0)(ordered)) is OrderedDict
+
+    pullback, (s, c) = make_vjp(lambda x: (np.sin(x), {"c": np.cos(x)}))(backend.asarray([0.3]))
+    gx = pullback((backend.asarray([1.0]), {"c": backend.asarray([1.0])}))
+    numpy.testing.assert_allclose(backend.to_numpy(gx), numpy.cos(0.3) - numpy.sin(0.3))
+    _, tangent = make_jvp(lambda x: [x * 2.0, x * 3.0])(backend.asarray([1.0]))(backend.asarray([1.0]))
+    assert [float(backend.to_numpy(t)[0]) for t in tangent] == [2.0, 3.0]
+
+
+def test_builtins_see_through_boxes():
+    seen = []
+
+    def h(x):
+        seen.append((ad_isinstance(x, numpy.ndarray), ad_type(x) is numpy.ndarray, isbox(ad_tuple([x, x]))))
+        return np.sum(x)
+
+    grad(h)(numpy.ones(2))
+    assert seen == [(True, True, True)]

@@ -10,7 +10,7 @@ from functools import wraps
 
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
-from .core import defjvp_argnum, defvjp_argnum, primitive, vspace
+from .core import defjvp_argnum, defvjp_argnum, isbox, primitive, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 
@@ -44,8 +44,14 @@ __all__ = [
 
 
 def _describe(x):
+    """``x`` in words for an error message: its type, and its dtype or value."""
     dtype = getattr(x, "dtype", None)
-    return f"{type(x).__name__}" + (f" of dtype {dtype}" if dtype is not None else f" {x!r}")
+    if dtype is None:
+        return f"{type(x).__name__} {x!r}"
+    shape = tuple(getattr(x, "shape", ()))
+    if type(x).__name__ == str(dtype):
+        return f"{dtype} scalar"
+    return f"{type(x).__name__} of dtype {dtype} and shape {shape}"
 
 
 def _check_differentiable(op, fun, argnum, x):
@@ -72,9 +78,13 @@ def unary_to_nary(unary_operator):
         if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
             raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
 
+        argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+        if len(set(argnums)) != len(argnums):
+            raise TypeError(f"{op}: argnum {argnum!r} names an argument twice")
+        fun_name = getattr(fun, "__name__", type(fun).__name__)
+
         @wraps(fun)
         def nary_f(*args, **kwargs):
-            argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
             for i in argnums:
                 if not -len(args) <= i < len(args):
                     raise TypeError(
@@ -82,17 +92,17 @@ def unary_to_nary(unary_operator):
                     )
                 _check_differentiable(op, fun, i, args[i])
 
-            @wraps(fun)
             def unary_f(x):
                 subargs = list(args)
                 for i, xi in zip(argnums, (x,) if isinstance(argnum, int) else x):
                     subargs[i] = xi
                 return fun(*subargs, **kwargs)
 
+            unary_f.__name__ = fun_name
+
             x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
             return unary_operator(unary_f, x, *nary_op_args, **nary_op_kwargs)
 
-        fun_name = getattr(fun, "__name__", "fun")
         nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
         nary_f.__qualname__ = nary_f.__name__
         nary_f.__doc__ = (
@@ -107,6 +117,27 @@ def unary_to_nary(unary_operator):
 def _traced_output(fun):
     """``fun`` with a returned container of traced values made one traced value."""
     return wraps(fun)(lambda x: _builtins.container(fun(x)))
+
+
+def _array_vspace(op, fun, ans, x_vs):
+    """The output's space, checking that the input (and the output, unless None) are arrays:
+    a Jacobian of containers would need a container of Jacobians."""
+    ans_vs = None if ans is None else _output_vspace(op, fun, ans)
+    for what, vs in (("an argument", x_vs), ("an output", ans_vs)):
+        if vs is not None and not hasattr(vs, "shape"):
+            raise TypeError(
+                f"{op}: {fun.__name__} has {what} that is a container; Jacobians are taken of an array with "
+                "respect to an array: pass one argnum at a time and return one array"
+            )
+    return ans_vs
+
+
+def _check_real_scalar(op, fun, ans, vs):
+    if vs.size != 1 or vs.iscomplex:
+        raise TypeError(
+            f"{op} only applies to real scalar-output functions; {fun.__name__} returned a {_describe(ans)}. "
+            "Try jacobian, elementwise_grad or holomorphic_grad."
+        )
 
 
 def _output_vspace(op, fun, ans):
@@ -165,12 +196,7 @@ def grad(fun, x):
     """
     vjp, ans = _make_vjp(fun, x)
     vs = _output_vspace("grad", fun, ans)
-    if vs.size != 1 or vs.iscomplex:
-        raise TypeError(
-            f"grad only applies to real scalar-output functions; {fun.__name__} returned a "
-            f"{_describe(ans)} of shape {getattr(ans, 'shape', ())}. "
-            "Try jacobian, elementwise_grad or holomorphic_grad."
-        )
+    _check_real_scalar("grad", fun, ans, vs)
     return vjp(vs.ones())
 
 
@@ -184,8 +210,7 @@ def value_and_grad(fun, x):
     """
     vjp, ans = _make_vjp(fun, x)
     vs = _output_vspace("value_and_grad", fun, ans)
-    if vs.size != 1 or vs.iscomplex:
-        raise TypeError(f"value_and_grad only applies to real scalar-output functions; {fun.__name__} returned shape {vs.shape}.")
+    _check_real_scalar("value_and_grad", fun, ans, vs)
     return ans, vjp(vs.ones())
 
 
@@ -201,11 +226,20 @@ def grad_and_aux(fun, x):
 
     def value_only(x):
         value, aux_value = fun(x)
-        aux.append(aux_value)
+        aux.append(_untraced(aux_value, x._trace_id))
         return value
 
     vjp, ans = _make_vjp(value_only, x)
     return vjp(_output_vspace("grad_and_aux", fun, ans).ones()), aux[0]
+
+
+def _untraced(value, trace_id):
+    """``value`` with the boxes of trace ``trace_id`` replaced by their values (outer traces kept)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_untraced(item, trace_id) for item in value)
+    if isinstance(value, dict):
+        return {key: _untraced(item, trace_id) for key, item in value.items()}
+    return value._value if isbox(value) and value._trace_id == trace_id else value
 
 
 @unary_to_nary
@@ -240,7 +274,7 @@ def jacrev(fun, x):
 
 
 def _jacobian_rows(fun, vjp, ans, x_vs):
-    ans_vs = _output_vspace("jacobian", fun, ans)
+    ans_vs = _array_vspace("jacobian", fun, ans, x_vs)
     if ans_vs.iscomplex and not x_vs.iscomplex:
         rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
     else:
@@ -259,6 +293,7 @@ def jacfwd(fun, x):
     """
     jvp = _make_jvp(fun, x)
     x_vs = vspace(x)
+    _array_vspace("jacfwd", fun, None, x_vs)
     columns = [jvp(e)[1] for e in x_vs.standard_basis()]
     ans_shape = anp.shape(columns[0]) if columns else ()
     return anp.reshape(anp.stack(columns, axis=-1), ans_shape + x_vs.shape)
@@ -276,7 +311,7 @@ def jacobian(fun, x):
     """
     vjp, ans = _make_vjp(fun, x)
     x_vs = vspace(x)
-    if _output_vspace("jacobian", fun, ans).size <= x_vs.size:
+    if _array_vspace("jacobian", fun, ans, x_vs).size <= x_vs.size:
         return _jacobian_rows(fun, vjp, ans, x_vs)
     return jacfwd(fun)(x)
 

@@ -96,3 +96,34 @@ def test_traced_values_never_become_object_arrays():
 def test_multi_dot_of_traced_values(backend):
     a = backend.asarray([[1.0, 2.0], [0.5, -1.0]])
     check_grads(lambda a: np.linalg.multi_dot([a, np.matrix_transpose(a), a]))(a)
+
+
+def test_lists_are_arrays_in_composed_functions():
+    numpy.testing.assert_allclose(
+        [np.mean([1.0, 2.0]), np.std([1.0, 2.0, 3.0]), np.dot([1.0, 2.0], [3.0, 4.0]), np.linalg.norm([3.0, 4.0])],
+        [1.5, numpy.std([1.0, 2.0, 3.0]), 11.0, 5.0],
+    )
+    assert grad(lambda x: np.mean([x**2, x**3]))(2.0) == pytest.approx(8.0)
+    assert grad(lambda x: np.sum(np.array([x, 1.0])))(3.0) == 1.0
+    assert np.shape([[1.0, 2.0]]) == (1, 2) and np.ndim([1.0]) == 1
+
+
+def test_functions_of_repeated_eigenvalues_alone(backend):
+    eye = backend.asarray(numpy.eye(3))
+    g = grad(lambda a: np.sum(np.linalg.eigh(a)[0] ** 2))(eye)
+    numpy.testing.assert_allclose(backend.to_numpy(g), 2.0 * numpy.eye(3), atol=1e-12)
+    g = grad(lambda a: np.sum(np.linalg.svd(a)[1]))(eye)
+    numpy.testing.assert_allclose(backend.to_numpy(g), numpy.eye(3), atol=1e-12)
+
+
+def test_casts_to_integer_or_boolean_have_zero_derivative(backend):
+    x = backend.asarray([0.4, 1.2])
+    numpy.testing.assert_array_equal(backend.to_numpy(grad(lambda x: np.sum(np.astype(np.astype(x, np.int64), x.dtype)))(x)), [0.0, 0.0])
+    _, tangent = make_jvp(lambda x: np.astype(x, bool))(x)(backend.asarray([1.0, 1.0]))
+    assert not bool(np.any(tangent))
+
+
+def test_modulo_and_floor_division_of_traced_values():
+    x = numpy.array([0.4, 1.7])
+    # d/dx: 1 from x % 1, 0 from x // 1, -floor(3 / (x + 2)) from 3 % (x + 2)
+    numpy.testing.assert_allclose(grad(lambda x: np.sum(x % 1.0 + x // 1.0 + 3.0 % (x + 2.0)))(x), [0.0, 1.0])

@@ -80,3 +80,28 @@ def test_jacobian_and_jvp_reject_strings():
         jacobian(lambda x: x)("a")
     with pytest.raises(TypeError, match="make_jvp: argument 0"):
         make_jvp(lambda x: x)("a")
+
+
+def test_grad_and_aux_returns_the_plain_aux_value():
+    from adcore import grad_and_aux
+
+    g, aux = grad_and_aux(lambda x: (x**2, {"shifted": x + 1.0}))(3.0)
+    assert g == 6.0 and aux["shifted"] == 4.0 and type(aux["shifted"]).__name__ == "float64"
+
+
+def test_an_argnum_named_twice():
+    with pytest.raises(TypeError, match=r"grad: argnum \(0, 0\) names an argument twice"):
+        grad(lambda x, y: x * y, (0, 0))
+
+
+def test_jacobian_of_a_container():
+    with pytest.raises(TypeError, match="jacobian: <lambda> has an argument that is a container"):
+        jacobian(lambda x, y: x * y, (0, 1))(numpy.ones(2), numpy.ones(2))
+    with pytest.raises(TypeError, match="jacobian: <lambda> has an output that is a container"):
+        jacobian(lambda x: (x, x))(numpy.ones(2))
+
+
+@pytest.mark.parametrize("convert", [float, int, complex, lambda x: x.item(), lambda x: numpy.array([x, x])])
+def test_traced_values_refuse_to_become_numbers(convert):
+    with pytest.raises(TypeError, match="traced"):
+        grad(lambda x: np.sum(x) * convert(x))(1.5)

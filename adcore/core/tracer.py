@@ -60,14 +60,14 @@ class TypeMap(dict):
             if handler is not None:
                 self[value_type] = handler
                 return handler
-        raise TypeError(f"{self.what} for values of type {value_type.__module__}.{value_type.__qualname__}")
+        raise TypeError(f"{self.what} values of type {value_type.__module__}.{value_type.__qualname__}")
 
 
 class Box:
     """A value being traced: the raw ``_value``, its ``_trace_id`` and its ``_node``."""
 
     __slots__ = ["_value", "_trace_id", "_node"]
-    type_mappings = TypeMap("adcore cannot trace (differentiate through) values")
+    type_mappings = TypeMap("adcore cannot trace (differentiate through)")
     types = set()
 
     def __init__(self, value, trace_id, node):

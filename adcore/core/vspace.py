@@ -15,7 +15,7 @@ class VSpace:
     and ``inner_prod``."""
 
     __slots__ = []
-    mappings = TypeMap("adcore has no vector space")
+    mappings = TypeMap("adcore has no vector space for")
     iscomplex = False
     differentiable = True
 

@@ -6,6 +6,7 @@ from backends import array_backend
 
 from ..core import Box
 from . import wrapper as anp
+from .selection import argsort
 
 
 class ArrayBox(Box):
@@ -49,6 +50,17 @@ class ArrayBox(Box):
     def __hash__(self):
         return id(self)
 
+    def _no_conversion(self, *args):
+        raise TypeError(
+            "adcore: a traced value cannot become a Python number (that would drop its derivative); "
+            "keep computing with adcore.numpy functions, or read the value alone with adcore.core.getval(x)"
+        )
+
+    __float__ = __int__ = __complex__ = __index__ = _no_conversion
+
+    def __format__(self, spec):
+        return format(self._value, spec)
+
     def __array__(self, dtype=None, copy=None):
         raise TypeError(
             "adcore: a traced array cannot become a NumPy array (that would drop its derivative, or "
@@ -68,6 +80,10 @@ class ArrayBox(Box):
     __rtruediv__ = lambda self, other: anp.divide(other, self)  # noqa: E731
     __pow__ = lambda self, other: anp.power(self, other)  # noqa: E731
     __rpow__ = lambda self, other: anp.power(other, self)  # noqa: E731
+    __mod__ = lambda self, other: anp.mod(self, other)  # noqa: E731
+    __rmod__ = lambda self, other: anp.mod(other, self)  # noqa: E731
+    __floordiv__ = lambda self, other: anp.floor_divide(self, other)  # noqa: E731
+    __rfloordiv__ = lambda self, other: anp.floor_divide(other, self)  # noqa: E731
     __matmul__ = lambda self, other: anp.matmul(self, other)  # noqa: E731
     __rmatmul__ = lambda self, other: anp.matmul(other, self)  # noqa: E731
     __eq__ = lambda self, other: anp.equal(self, other)  # noqa: E731
@@ -156,8 +172,13 @@ class ArrayBox(Box):
     def copy(self):
         return self
 
+    def argsort(self, axis=-1):
+        return argsort(self, axis)
+
+    item = _no_conversion
+
 
 SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longdouble, _np.complex64, _np.complex128)
-for _type in SCALAR_TYPES:
+for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.bool_):
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)

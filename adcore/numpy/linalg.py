@@ -131,10 +131,14 @@ def _off_diagonal_mask(x):
 
 
 def _inverse_gaps(w):
-    """``F[..., i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it; where-safe, so the diagonal
-    never divides by zero, also in derivatives of ``F``."""
+    """``F[..., i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it and where two values are
+    equal; where-safe, so nothing divides by zero, also in derivatives of ``F``.
+
+    At repeated values the vector derivatives are undefined; taking 0 there keeps the
+    derivatives of functions of the values alone exact (e.g. ``sum(eigh(a)[0] ** 2)`` at ``a = I``).
+    """
     gaps = anp.subtract(anp.expand_dims(w, -2), anp.expand_dims(w, -1))
-    off = _off_diagonal_mask(gaps)
+    off = anp.logical_and(_off_diagonal_mask(gaps), gaps != 0.0)
     return anp.where(off, anp.divide(1.0, anp.where(off, gaps, 1.0)), 0.0)
 
 
@@ -1002,6 +1006,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     ValueError
         For an invalid ``ord``, duplicate axes, or ``x`` of the wrong number of dimensions.
     """
+    x = anp.asarray(x)
     nd = anp.ndim(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):

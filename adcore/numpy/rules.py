@@ -9,6 +9,8 @@ Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
+import backends
+
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
 from . import wrapper as anp
 
@@ -488,5 +490,24 @@ def_linear(anp.untake)
 
 # ---- dtype ----
 
-defvjp(anp.astype, lambda ans, x, dtype: unbroadcast_f(x, lambda g: g))
-def_linear(anp.astype)
+
+def is_inexact(value):
+    """Whether ``value`` has a floating-point or complex dtype (so carries derivatives)."""
+    value = getval(value)
+    return bool(backends.backend_of(value).isdtype(value.dtype, ("real floating", "complex floating")))
+
+
+def grad_astype(ans, x, dtype):
+    """A cast to floating point passes the cotangent through; a cast to an integer or boolean
+    dtype is piecewise constant, so its derivative is 0 (JAX's convention)."""
+    if not is_inexact(ans):
+        return lambda g: anp.zeros_like(x)
+    return unbroadcast_f(x, lambda g: g)
+
+
+def jvp_astype(g, ans, x, dtype):
+    return anp.astype(g, dtype) if is_inexact(ans) else anp.zeros_like(ans)
+
+
+defvjp(anp.astype, grad_astype)
+defjvp(anp.astype, jvp_astype)

@@ -197,11 +197,13 @@ amax, amin = max, min
 
 def mean(x, axis=None, keepdims=False):
     """The mean over ``axis`` (all axes by default): ``sum(x, axis) / count``; keeps float32."""
+    x = _as_array(x)
     return sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis)
 
 
 def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """The variance ``sum(|x - mean|**2) / (count - ddof)``; real for complex ``x``, float32 kept."""
+    x = _as_array(x)
     centered = subtract(x, mean(x, axis=axis, keepdims=True))
     squared = real(multiply(centered, conj(centered))) if iscomplexobj(x) else square(centered)
     return sum(squared, axis=axis, keepdims=keepdims) / (_count(shape(x), axis) - ddof)
@@ -213,6 +215,7 @@ def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """The weighted mean ``sum(a * w) / sum(w)`` over ``axis``; ``weights`` 1-d along ``axis`` or ``a``'s shape."""
+    a = _as_array(a)
     if weights is None:
         result, total = mean(a, axis=axis, keepdims=keepdims), _count(shape(a), axis)
     else:
@@ -287,6 +290,11 @@ def nancumprod(x, axis=None):
     return cumprod(where(isnan(x), 1.0, x), axis=axis)
 
 
+def _as_array(x):
+    """A list or tuple (of numbers or traced values) as one array, as NumPy's functions take them."""
+    return array(x) if isinstance(x, (list, tuple)) else x
+
+
 def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
@@ -316,6 +324,7 @@ def tensordot(a, b, axes=2):
 def dot(a, b):
     """NumPy's ``dot``: a product for 0-d operands, else a sum over the last axis of
     ``a`` and the second-to-last of ``b`` (the only axis of a 1-d ``b``)."""
+    a, b = _as_array(a), _as_array(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return multiply(a, b)
     return tensordot(a, b, axes=([ndim(a) - 1], [builtins.max(ndim(b) - 2, 0)]))
@@ -628,10 +637,12 @@ def kron(a, b):
 
 
 def outer(a, b):
+    a, b = _as_array(a), _as_array(b)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
 def inner(a, b):
+    a, b = _as_array(a), _as_array(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return multiply(a, b)
     return tensordot(a, b, axes=([ndim(a) - 1], [ndim(b) - 1]))
@@ -639,6 +650,7 @@ def inner(a, b):
 
 def vdot(a, b):
     """``sum(conj(a) * b)`` over the flattened arrays."""
+    a, b = _as_array(a), _as_array(b)
     return sum(multiply(conj(ravel(a)), ravel(b)))
 
 
@@ -917,12 +929,17 @@ def argmin(x, axis=None, keepdims=False):
 
 @notrace_primitive
 def shape(x):
-    return tuple(x.shape) if hasattr(x, "shape") else ()
+    """The shape of an array, or of (nested) lists of arrays and numbers, as NumPy's."""
+    if hasattr(x, "shape"):
+        return tuple(x.shape)
+    if isinstance(x, (list, tuple)):
+        return (len(x), *shape(getval(x[0]))) if len(x) else (0,)
+    return ()
 
 
 @notrace_primitive
 def ndim(x):
-    return len(x.shape) if hasattr(x, "shape") else 0
+    return len(shape(x))
 
 
 @notrace_primitive
@@ -1006,6 +1023,8 @@ def array(obj, dtype=None):
     everything else is made by the backend of the arrays in ``obj`` (the
     default backend if there are none).
     """
+    if isbox(obj) and isinstance(getval(obj), (list, tuple)):
+        obj = list(obj)
     if isbox(obj):
         return obj if dtype is None else astype(obj, dtype)
     if isinstance(obj, (list, tuple)) and _holds_arrays(obj):
@@ -1026,11 +1045,14 @@ def asarray(obj, dtype=None):
 
 def _as_arrays_like(items):
     """``items`` with the scalars among them made arrays of the backend, device and dtype of the first array."""
-    like = next(getval(item) for item in items if isbox(item) or hasattr(item, "shape"))
+    like = next((getval(item) for item in items if isbox(item) or hasattr(item, "shape")), None)
+    if like is None:
+        return [array(item) for item in items]
     backend = backend_of(like)
+    dtype = getattr(like, "dtype", None)
+    device = backend.device(like) if hasattr(like, "shape") else None
     return [
-        item if isbox(item) or hasattr(item, "shape") else backend.asarray(item, dtype=like.dtype, device=backend.device(like))
-        for item in items
+        item if isbox(item) or hasattr(item, "shape") else backend.asarray(item, dtype=dtype, device=device) for item in items
     ]
 
 

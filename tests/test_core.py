@@ -143,3 +143,19 @@ def test_import_adcore_loads_no_optional_library():
     code = f"import sys, adcore, adcore.numpy; print(sorted(m for m in {optional} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_garbage_collector_is_paused_during_a_trace_and_restored_after():
+    import gc
+
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x * x
+
+    assert gc.isenabled()
+    grad(f)(3.0)
+    with pytest.raises(ZeroDivisionError):
+        grad(lambda x: 1 / 0)(1.0)
+    assert seen[0] is False and gc.isenabled()

@@ -6,7 +6,7 @@ output cotangent ``g`` to the cotangent of an argument. This module imports no
 array library.
 """
 
-from .tracer import Node, primitive_name, trace
+from .tracer import Node, gc_paused, primitive_name, trace
 from .vspace import accumulate, vspace
 
 primitive_vjps = {}
@@ -64,10 +64,11 @@ def make_vjp(fun, x):
 def backward_pass(g, end_node):
     """Walk the graph from ``end_node`` in reverse topological order, summing cotangents per node."""
     outgrads = {end_node: g}
-    for node in toposort(end_node):
-        outgrad = outgrads.pop(node)
-        for parent, parent_g in zip(node.parents, node.vjp(outgrad)):
-            outgrads[parent] = accumulate(outgrads.get(parent), parent_g)
+    with gc_paused():
+        for node in toposort(end_node):
+            outgrad = outgrads.pop(node)
+            for parent, parent_g in zip(node.parents, node.vjp(outgrad)):
+                outgrads[parent] = accumulate(outgrads.get(parent), parent_g)
     return outgrad
 
 

@@ -118,7 +118,9 @@ def test_functions_of_repeated_eigenvalues_alone(backend):
 
 def test_casts_to_integer_or_boolean_have_zero_derivative(backend):
     x = backend.asarray([0.4, 1.2])
-    numpy.testing.assert_array_equal(backend.to_numpy(grad(lambda x: np.sum(np.astype(np.astype(x, np.int64), x.dtype)))(x)), [0.0, 0.0])
+    numpy.testing.assert_array_equal(
+        backend.to_numpy(grad(lambda x: np.sum(np.astype(np.astype(x, np.int64), x.dtype)))(x)), [0.0, 0.0]
+    )
     _, tangent = make_jvp(lambda x: np.astype(x, bool))(x)(backend.asarray([1.0, 1.0]))
     assert not bool(np.any(tangent))
 

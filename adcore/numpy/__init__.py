@@ -7,6 +7,7 @@ API library), or on the default backend when it has none.
 
 from . import fft  # noqa: F401 - the adcore.numpy.fft namespace
 from . import linalg as linalg  # the adcore.numpy.linalg namespace (an explicit re-export)
+from . import random as random  # the adcore.numpy.random namespace (an explicit re-export)
 from . import rules as _rules  # noqa: F401 - registers the derivative rules
 from .boxes import ArrayBox
 from .einsum import einsum

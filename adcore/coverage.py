@@ -1,7 +1,8 @@
-"""``python -m adcore.coverage``: how much of NumPy adcore differentiates, per module.
+"""``python -m adcore.coverage``: how much of NumPy and SciPy adcore differentiates, per module.
 
-Every public function of ``adcore.numpy``, ``adcore.numpy.linalg`` and
-``adcore.numpy.fft`` falls in one group:
+Every public function of the modules in ``MODULES`` (``adcore.numpy`` and its
+``linalg`` and ``fft``, ``adcore.scipy``'s modules, and each distribution of
+``adcore.scipy.stats``) falls in one group:
 
 - ``vjp+jvp``: a primitive with both rules registered;
 - ``vjp only`` / ``jvp only``: a primitive with one rule (a gap to close);
@@ -10,7 +11,10 @@ Every public function of ``adcore.numpy``, ``adcore.numpy.linalg`` and
 - ``creation``: makes a new constant array (``zeros``, ``arange``, ...);
 - ``no rule``: a primitive with neither rule.
 
-The table needs ``rich`` (in the ``test`` and ``bench`` extras).
+A function in ``vjp+jvp`` or ``composed`` may still lack the derivative in an
+argument that has no closed form (``scipy.special.DERIVATIVES_NOT_IMPLEMENTED``,
+printed under the table). The table needs ``rich`` (in the ``test`` and ``bench``
+extras).
 """
 
 import argparse
@@ -20,7 +24,10 @@ import json
 
 from .core import nondifferentiable, primitive_jvps, primitive_vjps
 
-MODULES = ("numpy", "numpy.linalg", "numpy.fft")
+STATS = ("beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic", "multivariate_normal", "norm")
+STATS += ("poisson", "t", "uniform")
+MODULES = ("numpy", "numpy.linalg", "numpy.fft", "scipy.linalg", "scipy.signal", "scipy.integrate", "scipy.special")
+MODULES += tuple(f"scipy.stats.{name}" for name in STATS)
 CREATION = frozenset("zeros ones full eye arange linspace eye_like".split())
 GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "creation", "no rule")
 
@@ -73,7 +80,7 @@ def main(argv=None):
     from rich.table import Table
 
     report = coverage()
-    table = Table(title="adcore: differentiable NumPy functions per module")
+    table = Table(title="adcore: differentiable NumPy and SciPy functions per module")
     table.add_column("module")
     for column in ("differentiable", *GROUPS):
         table.add_column(column, justify="right")
@@ -85,6 +92,11 @@ def main(argv=None):
     for module, groups in report.items():
         gaps = sorted(name for name, group in groups.items() if group in ("vjp only", "jvp only", "no rule"))
         console.print(f"{module}: without both rules: {', '.join(gaps) or 'none'}")
+    if "scipy.special" in report:
+        from .scipy.special import DERIVATIVES_NOT_IMPLEMENTED
+
+        partial = ", ".join(f"{name} ({', '.join(args)})" for name, args in sorted(DERIVATIVES_NOT_IMPLEMENTED.items()))
+        console.print(f"scipy.special: no derivative in (no closed form): {partial}")
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"counts": tallies, "functions": report}, out, indent=2)

@@ -55,7 +55,7 @@ class Backend:
     def lookup(self, api_name):
         """The function answering the Array API name ``api_name`` (cached by ``__getattr__``)."""
         fun = getattr(self.xp, api_name)
-        return _first_scalar_as_array(fun, self.xp) if api_name in ELEMENTWISE else fun
+        return _first_scalar_as_array(fun, self) if api_name in ELEMENTWISE else fun
 
     def __repr__(self):
         return f"<adcore backend {self.name}>"
@@ -83,6 +83,16 @@ class Backend:
 
     def synchronize(self):
         """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
+
+    def scipy_module(self, name):
+        """This library's counterpart of ``scipy.<name>`` (``"linalg"``, ``"signal"``, ...).
+
+        Raises
+        ------
+        NotImplementedError
+            Naming the backend: only NumPy (SciPy) and CuPy (``cupyx.scipy``) have one.
+        """
+        raise NotImplementedError(f"the {self.name} backend has no scipy.{name} (SciPy's functions run on numpy and cupy)")
 
     def random_normal(self, rng, shape, dtype, device=None):
         """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
@@ -154,11 +164,11 @@ def _is_integer_array(xp, index):
     return hasattr(index, "dtype") and xp.isdtype(index.dtype, "integral")
 
 
-def _first_scalar_as_array(fun, xp):
+def _first_scalar_as_array(fun, backend):
     def call(*args, **kwargs):
         args = tuple(a.item() if isinstance(a, numpy.generic) else a for a in args)
         if args and not any(hasattr(a, "shape") for a in args):
-            args = (xp.asarray(args[0]),) + args[1:]
+            args = (backend.asarray(args[0]),) + args[1:]
         return fun(*args, **kwargs)
 
     call.__name__ = fun.__name__

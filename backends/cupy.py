@@ -1,5 +1,7 @@
 """CuPy on an NVIDIA GPU: the NumPy backend's differences. Imported only when asked for."""
 
+import importlib
+
 import array_api_compat.cupy
 import cupy
 import cupyx
@@ -24,3 +26,6 @@ class CuPyBackend(Backend):
     def scatter_add_repeated(self, out, index, values):
         cupyx.scatter_add(out, index, values)
         return out
+
+    def scipy_module(self, name):
+        return importlib.import_module(f"cupyx.scipy.{name}")

@@ -1,5 +1,7 @@
 """NumPy, the reference backend: NumPy 2's own functions answer the Array API names."""
 
+import importlib
+
 import numpy
 
 from .base import Backend
@@ -29,3 +31,6 @@ class NumPyBackend(Backend):
     def scatter_add_repeated(self, out, index, values):
         numpy.add.at(out, index, values)
         return out
+
+    def scipy_module(self, name):
+        return importlib.import_module(f"scipy.{name}")

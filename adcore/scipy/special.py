@@ -1,0 +1,690 @@
+"""The differentiable ``adcore.scipy.special`` namespace: SciPy's special functions with their derivatives.
+
+``import adcore.scipy.special as special`` gives SciPy's names and signatures::
+
+    >>> from adcore import grad
+    >>> from adcore.scipy import special
+    >>> float(grad(special.gammaln)(3.0))  # digamma(3) = 3/2 - Euler's gamma
+    0.9227843350984671
+
+Each function is either a primitive, with its VJP and JVP registered right below
+it, or a composition of primitives (``multigammaln``, ``kl_div``, ``entr``,
+``logsumexp``, ``softmax``, ``log_softmax``), whose derivatives come for free.
+The rules use only ``adcore.numpy`` and ``adcore.scipy.special`` functions, so
+they are traced in turn: every derivative here can be differentiated again.
+
+Backends
+--------
+A primitive's raw values come from the backend of its arguments,
+``backend.scipy_module("special")``: SciPy on NumPy (imported on first use, so
+``import adcore`` does not import SciPy), ``cupyx.scipy.special`` on CuPy. The
+Array API standard defines no special function, so on other backends
+(array-api-strict) the functions that its operations express exactly --
+``expit``, ``log_expit``, ``logit``, ``xlogy``, ``xlog1py``, ``rel_entr`` and the
+compositions ``kl_div``, ``entr``, ``logsumexp``, ``softmax``, ``log_softmax`` --
+are computed from those operations, and every other function raises
+``NotImplementedError`` naming the backend and the function. adcore never copies
+to the host to call SciPy behind the user's back (on a non-default device that
+would be a hidden transfer): convert the arrays to NumPy explicitly instead.
+
+Shapes and dtypes
+-----------------
+Elementwise functions broadcast their array arguments like NumPy. The result
+has the promoted dtype of the floating-point array arguments (float32 stays
+float32), or float64 when there are none (integer arrays, Python scalars):
+SciPy computes some functions in float64 only (``polygamma``, ``multigammaln``,
+and ``jn``, ``yn``, ``iv``, ``ive`` with an integer-array order), and their
+results are cast back.
+
+Derivatives
+-----------
+For real arguments; the source of each formula is in the function's docstring:
+the NIST Digital Library of Mathematical Functions (DLMF, https://dlmf.nist.gov),
+Abramowitz and Stegun (A&S), autograd's ``autograd/scipy/special.py`` and JAX's
+``jax/_src/scipy/special.py``. Derivatives that have no closed form raise
+``NotImplementedError`` when asked for (they are listed in
+``DERIVATIVES_NOT_IMPLEMENTED``); adcore does not return a silent zero for them:
+
+- ``betainc(a, b, x)`` in ``a`` and ``b``, and ``gammainc``/``gammaincc(a, x)`` in
+  ``a``: these are infinite series (hypergeometric functions, DLMF 8.17.7 and
+  8.7.1 differentiated term by term) that no backend provides; autograd
+  defines no rule for them either, and JAX computes the ``gammainc`` one with a
+  dedicated kernel (``igamma_grad_a``) and has none for ``betainc``.
+- the order ``v`` of ``iv``, ``ive`` and ``jn`` (SciPy's ``jn`` accepts real
+  orders, as ``jv``): the derivative in the order is a series with no closed form
+  (DLMF 10.15, 10.38); the integer order ``n`` of ``yn`` and ``polygamma``
+  (they are defined at integers only). autograd returns zero for these; adcore
+  raises.
+"""
+
+import math
+
+import numpy
+
+from backends import array_backend, backend_of, get_backend
+
+from ..core import getval, notrace_primitive, primitive
+from ..numpy import wrapper as anp
+from ..numpy.rules import def_elementwise
+
+__all__ = [
+    "beta",
+    "betainc",
+    "betaln",
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcinv",
+    "erfinv",
+    "expit",
+    "gamma",
+    "gammainc",
+    "gammaincc",
+    "gammaln",
+    "gammasgn",
+    "i0",
+    "i1",
+    "iv",
+    "ive",
+    "j0",
+    "j1",
+    "jn",
+    "kl_div",
+    "log_expit",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "rel_entr",
+    "rgamma",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+    "y0",
+    "y1",
+    "yn",
+]
+
+#: function name -> the arguments whose derivative raises ``NotImplementedError`` (see the module docstring)
+DERIVATIVES_NOT_IMPLEMENTED = {}
+
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+# ---- how a primitive gets its raw values ----
+
+
+def floating_dtype(backend, values):
+    """The dtype of a result computed on ``backend`` from ``values``: the promoted dtype of its
+    floating-point arrays among them (float32 stays float32), or float64 if there are none
+    (integer arrays, Python scalars). NumPy scalars count as NumPy arrays, as NumPy and
+    adcore's vector spaces take them; on other backends they are Python scalars."""
+    dtypes = [
+        v.dtype for v in values if array_owner(v) is backend and backend.isdtype(v.dtype, ("real floating", "complex floating"))
+    ]
+    return backend.result_type(*dtypes) if dtypes else backend.dtype("float64")
+
+
+def array_owner(value):
+    """The backend of an array (NumPy for NumPy scalars), None for Python scalars and other values."""
+    return get_backend("numpy") if isinstance(value, numpy.generic) else array_backend(value)
+
+
+def _backend_function(backend, name):
+    """The backend's ``scipy.special.<name>``, or None if it has none."""
+    try:
+        module = backend.scipy_module("special")
+    except NotImplementedError:
+        module = None
+    return getattr(module, name, None)
+
+
+def _raw(name, standard=None):
+    """The raw function ``name``: the backend's ``scipy.special.<name>`` cast back to the arguments'
+    floating dtype, else ``standard`` (the same function from Array API operations) if given.
+
+    Raises
+    ------
+    NotImplementedError
+        Naming the function and the backend, if the backend has neither.
+    """
+
+    def raw(*args):
+        backend = backend_of(*args, op=f"scipy.special.{name}")
+        dtype = floating_dtype(backend, args)
+        fun = _backend_function(backend, name)
+        if fun is not None:
+            result = fun(*args)
+            return result if result.dtype == dtype else backend.astype(result, dtype)
+        if standard is None:
+            raise NotImplementedError(
+                f"scipy.special.{name}: the {backend.name} backend has no special function {name!r} (the Array API "
+                "standard defines none; the numpy backend has all of SciPy's, cupy those of cupyx.scipy.special); "
+                "convert the arrays to the numpy backend"
+            )
+        args = [anp.astype(a, dtype) if array_owner(a) is backend and a.dtype != dtype else a for a in args]
+        return standard(*args)
+
+    raw.__name__ = raw.__qualname__ = name
+    return raw
+
+
+def _special(name, doc, *partials, standard=None):
+    """The primitive ``name`` (see ``_raw``) with elementwise rules from its ``partials``."""
+    fun = primitive(_raw(name, standard))
+    fun.__doc__ = doc
+    def_elementwise(fun, *partials)
+    return fun
+
+
+def _no_derivative(name, argname, reason):
+    """A partial derivative that raises: ``name`` has no closed-form derivative in ``argname``."""
+    DERIVATIVES_NOT_IMPLEMENTED.setdefault(name, []).append(argname)
+
+    def partial(ans, *args):
+        raise NotImplementedError(
+            f"scipy.special.{name}: the derivative with respect to {argname} is not implemented ({reason}); "
+            f"pass {argname} as a constant"
+        )
+
+    return partial
+
+
+def _over_x(f, x):
+    """``f(x) / x`` with its limit 1/2 at ``x = 0`` (for ``f`` = ``j1`` or ``i1``), where-safe at 0."""
+    at_zero = x == 0
+    safe = anp.where(at_zero, 1.0, x)
+    return anp.where(at_zero, 0.5, f(safe) / safe)
+
+
+_NO_ORDER = "there is no closed form in the order (DLMF 10.15, 10.38)"
+_INTEGER_ORDER = "the function is defined at integer orders only"
+
+# ---- gamma and related functions ----
+
+gamma = _special(
+    "gamma",
+    """The gamma function Γ(x), elementwise.
+
+    Derivative: Γ'(x) = Γ(x) ψ(x), ψ the digamma function (DLMF 5.2.2).
+    """,
+    lambda ans, x: anp.multiply(ans, digamma(x)),
+)
+
+gammaln = _special(
+    "gammaln",
+    """log|Γ(x)|, elementwise.
+
+    Derivative: ψ(x) (DLMF 5.2.2), also where Γ(x) < 0.
+    """,
+    lambda ans, x: digamma(x),
+)
+
+digamma = psi = _special(
+    "digamma",
+    """The digamma function ψ(x) = Γ'(x) / Γ(x), elementwise (``psi`` is the same function).
+
+    Derivative: ψ'(x) = polygamma(1, x), the trigamma function (DLMF 5.15).
+    """,
+    lambda ans, x: polygamma(1, x),
+)
+
+polygamma = _special(
+    "polygamma",
+    """The polygamma function ψ⁽ⁿ⁾(x), the n-th derivative of ψ, for integers ``n >= 0``; elementwise.
+
+    Derivative in ``x``: polygamma(n + 1, x) (DLMF 5.15). In ``n``: raises ``NotImplementedError``
+    (``n`` is an integer order).
+    """,
+    _no_derivative("polygamma", "n", _INTEGER_ORDER),
+    lambda ans, n, x: polygamma(n + 1, x),
+)
+
+rgamma = _special(
+    "rgamma",
+    """1 / Γ(x), elementwise (0 at the poles of Γ).
+
+    Derivative: -ψ(x) / Γ(x) (DLMF 5.2.2); NaN at the poles (x = 0, -1, -2, ...), where ψ is infinite.
+    """,
+    lambda ans, x: anp.negative(anp.multiply(ans, digamma(x))),
+)
+
+gammasgn = notrace_primitive(_raw("gammasgn"))
+gammasgn.__doc__ = """The sign of Γ(x) (+1 or -1), elementwise; non-differentiable (piecewise constant)."""
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function, elementwise in ``a``, for an integer ``d >= 1``.
+
+    ``log Γ_d(a) = d (d - 1) / 4 log(π) + sum_{j=0}^{d-1} gammaln(a - j / 2)`` (DLMF §35.3),
+    a composition of ``gammaln``, so its derivatives are ``gammaln``'s. NaN where
+    ``a <= (d - 1) / 2`` (SciPy raises ``ValueError`` there; a NaN keeps the computation
+    shape-stable and lazy backends lazy).
+    """
+    total = gammaln(a)
+    for j in range(1, d):
+        total = anp.add(total, gammaln(anp.subtract(a, 0.5 * j)))
+    total = anp.add(total, 0.25 * d * (d - 1) * math.log(math.pi))
+    return anp.where(anp.greater(a, 0.5 * (d - 1)), total, math.nan)
+
+
+beta = _special(
+    "beta",
+    """The beta function B(a, b) = Γ(a) Γ(b) / Γ(a + b), elementwise.
+
+    Derivatives (DLMF 5.12.1 and 5.2.2): ∂B/∂a = B (ψ(a) - ψ(a + b)), and symmetrically in ``b``.
+    """,
+    lambda ans, a, b: anp.multiply(ans, anp.subtract(digamma(a), digamma(anp.add(a, b)))),
+    lambda ans, a, b: anp.multiply(ans, anp.subtract(digamma(b), digamma(anp.add(a, b)))),
+)
+
+betaln = _special(
+    "betaln",
+    """log|B(a, b)|, elementwise.
+
+    Derivatives (DLMF 5.12.1 and 5.2.2): ψ(a) - ψ(a + b) in ``a``, ψ(b) - ψ(a + b) in ``b``.
+    """,
+    lambda ans, a, b: anp.subtract(digamma(a), digamma(anp.add(a, b))),
+    lambda ans, a, b: anp.subtract(digamma(b), digamma(anp.add(a, b))),
+)
+
+
+def _beta_density(a, b, x):
+    """``x**(a-1) (1-x)**(b-1) / B(a, b)``, through logarithms (exact 0**0 = 1 at the ends)."""
+    return anp.exp(
+        anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), x), xlog1py(anp.subtract(b, 1.0), anp.negative(x))), betaln(a, b))
+    )
+
+
+betainc = _special(
+    "betainc",
+    """The regularized incomplete beta function I_x(a, b), elementwise.
+
+    Derivative in ``x``: x^(a-1) (1 - x)^(b-1) / B(a, b) (DLMF 8.17.1-8.17.2). In ``a`` and ``b``:
+    raises ``NotImplementedError`` (a series with no closed form; autograd and JAX have none
+    either).
+    """,
+    _no_derivative("betainc", "a", "a hypergeometric series with no closed form"),
+    _no_derivative("betainc", "b", "a hypergeometric series with no closed form"),
+    lambda ans, a, b, x: _beta_density(a, b, x),
+)
+
+
+def _gamma_density(a, x):
+    """``x**(a-1) exp(-x) / Γ(a)``, through logarithms."""
+    return anp.exp(anp.subtract(anp.subtract(xlogy(anp.subtract(a, 1.0), x), x), gammaln(a)))
+
+
+gammainc = _special(
+    "gammainc",
+    """The regularized lower incomplete gamma function P(a, x), elementwise.
+
+    Derivative in ``x``: x^(a-1) e^(-x) / Γ(a) (DLMF 8.2.1, 8.2.4). In ``a``: raises
+    ``NotImplementedError`` (a series with no closed form; autograd has none, JAX a dedicated
+    kernel).
+    """,
+    _no_derivative("gammainc", "a", "a hypergeometric series with no closed form"),
+    lambda ans, a, x: _gamma_density(a, x),
+)
+
+gammaincc = _special(
+    "gammaincc",
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), elementwise.
+
+    Derivative in ``x``: -x^(a-1) e^(-x) / Γ(a) (DLMF 8.2.2, 8.2.4). In ``a``: raises
+    ``NotImplementedError``, as ``gammainc``.
+    """,
+    _no_derivative("gammaincc", "a", "a hypergeometric series with no closed form"),
+    lambda ans, a, x: anp.negative(_gamma_density(a, x)),
+)
+
+# ---- error functions ----
+
+erf = _special(
+    "erf",
+    """The error function, elementwise.
+
+    Derivative: 2 / √π exp(-x²) (DLMF 7.2.1).
+    """,
+    lambda ans, x: (2.0 / _SQRT_PI) * anp.exp(anp.negative(anp.square(x))),
+)
+
+erfc = _special(
+    "erfc",
+    """The complementary error function 1 - erf(x), elementwise.
+
+    Derivative: -2 / √π exp(-x²) (DLMF 7.2.2).
+    """,
+    lambda ans, x: (-2.0 / _SQRT_PI) * anp.exp(anp.negative(anp.square(x))),
+)
+
+erfinv = _special(
+    "erfinv",
+    """The inverse of ``erf`` on (-1, 1), elementwise.
+
+    Derivative (of an inverse function, with DLMF 7.2.1): √π / 2 exp(erfinv(y)²).
+    """,
+    lambda ans, y: (0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
+)
+
+erfcinv = _special(
+    "erfcinv",
+    """The inverse of ``erfc`` on (0, 2), elementwise.
+
+    Derivative (of an inverse function, with DLMF 7.2.2): -√π / 2 exp(erfcinv(y)²).
+    """,
+    lambda ans, y: (-0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
+)
+
+ndtr = _special(
+    "ndtr",
+    """The standard normal cumulative distribution function Φ(x), elementwise.
+
+    Derivative: the normal density exp(-x²/2) / √(2π) (A&S 26.2.1-26.2.2).
+    """,
+    lambda ans, x: anp.exp(anp.multiply(anp.square(x), -0.5)) / _SQRT_2PI,
+)
+
+log_ndtr = _special(
+    "log_ndtr",
+    """log Φ(x), accurate far into the lower tail; elementwise.
+
+    Derivative: φ(x) / Φ(x) = exp(-x²/2 - log √(2π) - log Φ(x)), computed in logarithms so that it
+    stays finite for large negative ``x`` (A&S 26.2.1-26.2.2).
+    """,
+    lambda ans, x: anp.exp(anp.subtract(anp.multiply(anp.square(x), -0.5) - _LOG_SQRT_2PI, ans)),
+)
+
+ndtri = _special(
+    "ndtri",
+    """The inverse of ``ndtr`` on (0, 1), elementwise.
+
+    Derivative (of an inverse function): √(2π) exp(ndtri(p)² / 2).
+    """,
+    lambda ans, p: _SQRT_2PI * anp.exp(anp.multiply(anp.square(ans), 0.5)),
+)
+
+# ---- Bessel functions ----
+
+j0 = _special(
+    "j0",
+    """The Bessel function of the first kind of order 0, elementwise.
+
+    Derivative: -J_1(x) (DLMF 10.6.3).
+    """,
+    lambda ans, x: anp.negative(j1(x)),
+)
+
+j1 = _special(
+    "j1",
+    """The Bessel function of the first kind of order 1, elementwise.
+
+    Derivative: J_0(x) - J_1(x) / x (DLMF 10.6.2), 1/2 at 0; written with ``j0`` and ``j1`` only,
+    which every backend with Bessel functions has (autograd's (J_0 - J_2) / 2 needs ``jn``).
+    """,
+    lambda ans, x: anp.subtract(j0(x), _over_x(j1, x)),
+)
+
+y0 = _special(
+    "y0",
+    """The Bessel function of the second kind of order 0, for ``x > 0``; elementwise.
+
+    Derivative: -Y_1(x) (DLMF 10.6.3).
+    """,
+    lambda ans, x: anp.negative(y1(x)),
+)
+
+y1 = _special(
+    "y1",
+    """The Bessel function of the second kind of order 1, for ``x > 0``; elementwise.
+
+    Derivative: Y_0(x) - Y_1(x) / x (DLMF 10.6.2).
+    """,
+    lambda ans, x: anp.subtract(y0(x), y1(x) / x),
+)
+
+jn = _special(
+    "jn",
+    """The Bessel function of the first kind J_n(x), elementwise (SciPy's ``jn``: real orders too).
+
+    Derivative in ``x``: (J_(n-1)(x) - J_(n+1)(x)) / 2 (DLMF 10.6.1). In ``n``: raises
+    ``NotImplementedError`` (no closed form).
+    """,
+    _no_derivative("jn", "n", _NO_ORDER),
+    lambda ans, n, x: anp.multiply(anp.subtract(jn(n - 1, x), jn(n + 1, x)), 0.5),
+)
+
+yn = _special(
+    "yn",
+    """The Bessel function of the second kind Y_n(x) of integer order ``n``, for ``x > 0``; elementwise.
+
+    Derivative in ``x``: (Y_(n-1)(x) - Y_(n+1)(x)) / 2 (DLMF 10.6.1). In ``n``: raises
+    ``NotImplementedError`` (an integer order).
+    """,
+    _no_derivative("yn", "n", _INTEGER_ORDER),
+    lambda ans, n, x: anp.multiply(anp.subtract(yn(n - 1, x), yn(n + 1, x)), 0.5),
+)
+
+i0 = _special(
+    "i0",
+    """The modified Bessel function of the first kind of order 0, elementwise.
+
+    Derivative: I_1(x) (DLMF 10.29.3).
+    """,
+    lambda ans, x: i1(x),
+)
+
+i1 = _special(
+    "i1",
+    """The modified Bessel function of the first kind of order 1, elementwise.
+
+    Derivative: I_0(x) - I_1(x) / x (DLMF 10.29.2), 1/2 at 0; written with ``i0`` and ``i1`` only.
+    """,
+    lambda ans, x: anp.subtract(i0(x), _over_x(i1, x)),
+)
+
+iv = _special(
+    "iv",
+    """The modified Bessel function of the first kind I_v(x) of real order ``v``, elementwise.
+
+    Derivative in ``x``: (I_(v-1)(x) + I_(v+1)(x)) / 2 (DLMF 10.29.1). In ``v``: raises
+    ``NotImplementedError`` (no closed form).
+    """,
+    _no_derivative("iv", "v", _NO_ORDER),
+    lambda ans, v, x: anp.multiply(anp.add(iv(v - 1, x), iv(v + 1, x)), 0.5),
+)
+
+ive = _special(
+    "ive",
+    """The exponentially scaled I_v(x) exp(-|x|), elementwise.
+
+    Derivative in ``x``: (ive(v-1, x) + ive(v+1, x)) / 2 - sign(x) ive(v, x) (DLMF 10.29.1 and the
+    product rule). In ``v``: raises ``NotImplementedError`` (no closed form).
+    """,
+    _no_derivative("ive", "v", _NO_ORDER),
+    lambda ans, v, x: anp.subtract(anp.multiply(anp.add(ive(v - 1, x), ive(v + 1, x)), 0.5), anp.multiply(anp.sign(x), ans)),
+)
+
+# ---- logistic functions (also built from standard operations) ----
+
+
+def _expit_standard(x):
+    e = anp.exp(anp.negative(anp.abs(x)))
+    return anp.where(anp.greater_equal(x, 0), 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+expit = _special(
+    "expit",
+    """The logistic sigmoid 1 / (1 + exp(-x)), elementwise; on every backend.
+
+    Derivative: expit(x) (1 - expit(x)), a function of the output (autograd).
+    """,
+    lambda ans, x: anp.multiply(ans, 1.0 - ans),
+    standard=_expit_standard,
+)
+
+log_expit = _special(
+    "log_expit",
+    """log(expit(x)) = -log(1 + exp(-x)), accurate for large ``|x|``; elementwise; on every backend.
+
+    Derivative: 1 - expit(x) = expit(-x).
+    """,
+    lambda ans, x: expit(anp.negative(x)),
+    standard=lambda x: anp.negative(anp.logaddexp(anp.negative(x), anp.zeros_like(x))),
+)
+
+logit = _special(
+    "logit",
+    """log(p / (1 - p)), the inverse of ``expit``, elementwise; on every backend.
+
+    Derivative: 1 / (p (1 - p)) (autograd).
+    """,
+    lambda ans, p: 1.0 / (p * (1.0 - p)),
+    standard=lambda p: anp.subtract(anp.log(p), anp.log1p(anp.negative(p))),
+)
+
+# ---- x log y and relative entropy (also built from standard operations) ----
+
+
+def _xlog_standard(log):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), for ``log`` = ``log`` or ``log1p``."""
+
+    def standard(x, y):
+        zero = anp.logical_and(anp.equal(x, 0), anp.logical_not(anp.isnan(y)))
+        return anp.where(zero, 0.0, anp.multiply(x, log(anp.where(zero, 1.0, y))))
+
+    return standard
+
+
+def _x_over(x, y):
+    """``x / y``, and 0 where both are 0 (so ``xlogy(0, y)``'s derivative in ``y`` is 0 at ``y = 0``)."""
+    return anp.divide(x, anp.where(anp.logical_and(anp.equal(x, 0), anp.equal(y, 0)), 1.0, y))
+
+
+xlogy = _special(
+    "xlogy",
+    """``x * log(y)``, and 0 where ``x == 0``; elementwise; on every backend.
+
+    Derivatives (JAX): log(y) in ``x``; x / y in ``y`` (0 where x = y = 0: the function is 0 for
+    all ``y`` at ``x = 0``).
+    """,
+    lambda ans, x, y: anp.log(y),
+    lambda ans, x, y: _x_over(x, y),
+    standard=_xlog_standard(anp.log),
+)
+
+xlog1py = _special(
+    "xlog1py",
+    """``x * log1p(y)``, and 0 where ``x == 0``; elementwise; on every backend.
+
+    Derivatives (JAX): log1p(y) in ``x``; x / (1 + y) in ``y`` (0 where x = 0 and y = -1).
+    """,
+    lambda ans, x, y: anp.log1p(y),
+    lambda ans, x, y: _x_over(x, anp.add(y, 1.0)),
+    standard=_xlog_standard(anp.log1p),
+)
+
+
+def _rel_entr_standard(x, y):
+    inside = anp.logical_and(anp.greater(x, 0), anp.greater(y, 0))
+    ratio = anp.divide(anp.where(inside, x, 1.0), anp.where(inside, y, 1.0))
+    boundary = anp.logical_and(anp.equal(x, 0), anp.greater_equal(y, 0))
+    return anp.where(boundary, 0.0, anp.where(inside, anp.multiply(x, anp.log(ratio)), math.inf))
+
+
+rel_entr = _special(
+    "rel_entr",
+    """``x log(x / y)`` for x, y > 0; 0 for x = 0, y >= 0; +inf otherwise; elementwise; on every backend.
+
+    Derivatives: log(x / y) + 1 in ``x``, -x / y in ``y`` (0 at x = 0).
+    """,
+    lambda ans, x, y: anp.subtract(anp.log(x), anp.log(y)) + 1.0,
+    lambda ans, x, y: anp.negative(_x_over(x, y)),
+    standard=_rel_entr_standard,
+)
+
+
+def kl_div(x, y):
+    """``x log(x / y) - x + y`` for x, y > 0; ``y`` for x = 0, y >= 0; +inf otherwise; elementwise.
+
+    ``rel_entr(x, y) - x + y``, so its derivatives are ``rel_entr``'s: log(x / y) in ``x``,
+    1 - x / y in ``y``. On every backend.
+    """
+    return anp.add(anp.subtract(rel_entr(x, y), x), y)
+
+
+def entr(x):
+    """``-x log(x)`` for x > 0; 0 at 0; -inf for x < 0; elementwise.
+
+    ``-rel_entr(x, 1)``, so its derivative is -(log(x) + 1). On every backend.
+    """
+    return anp.negative(rel_entr(x, anp.ones_like(x)))
+
+
+# ---- log-sum-exp and softmax (compositions, on every backend) ----
+
+
+def _reduced_axes(x, axis):
+    return tuple(range(anp.ndim(x))) if axis is None else axis
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``log(sum(b * exp(a)))`` over ``axis`` (all axes by default), without overflow.
+
+    Parameters
+    ----------
+    a : array
+        Real input.
+    axis : int or tuple of ints, optional
+    b : array, optional
+        Weights broadcastable to ``a`` (may be negative with ``return_sign``).
+    keepdims : bool
+    return_sign : bool
+        Return ``(log|sum|, sign(sum))`` instead of ``log(sum)`` (NaN for a negative sum).
+
+    Returns
+    -------
+    array, or (array, array)
+        ``a``'s shape without ``axis`` (kept as 1 with ``keepdims``), in ``a``'s dtype.
+
+    Notes
+    -----
+    Computed as ``m + log(sum(b * exp(a - m)))`` with ``m`` the maximum of ``a`` taken as a
+    constant (any constant gives the same function), so the derivatives are those of the
+    plain formula: ``softmax`` weights ``b exp(a - result)`` in ``a`` (autograd), and
+    ``exp(a - result)`` in ``b``; every order, on every backend.
+    """
+    axes = _reduced_axes(a, axis)
+    raw = getval(a)
+    shift = anp.max(raw, axis=axes, keepdims=True) if anp.size(raw) else anp.sum(raw, axis=axes, keepdims=True)
+    shift = anp.where(anp.isfinite(shift), shift, 0.0)
+    terms = anp.exp(anp.subtract(a, shift))
+    if b is not None:
+        terms = anp.multiply(b, terms)
+    total = anp.sum(terms, axis=axes, keepdims=keepdims)
+    if not keepdims:
+        shift = anp.squeeze(shift, axis=axes)
+    if return_sign:
+        return anp.add(anp.log(anp.abs(total)), shift), anp.sign(total)
+    return anp.add(anp.log(total), shift)
+
+
+def softmax(x, axis=None):
+    """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default); same shape and dtype as ``x``.
+
+    ``exp(x - logsumexp(x, axis, keepdims=True))``: a composition, on every backend.
+    """
+    return anp.exp(anp.subtract(x, logsumexp(x, axis=axis, keepdims=True)))
+
+
+def log_softmax(x, axis=None):
+    """``log(softmax(x, axis))``, accurately: ``x - logsumexp(x, axis, keepdims=True)``; on every backend."""
+    return anp.subtract(x, logsumexp(x, axis=axis, keepdims=True))

@@ -1,0 +1,348 @@
+"""``adcore.scipy.special`` against finite differences and SciPy.
+
+The spec table checks each function in both modes to order 2, in float64 and
+float32, on every backend that can compute it: SciPy's functions run on numpy
+(and cupy); on array-api-strict only the functions built from the standard's
+operations run, the others are skipped there (and checked to raise instead of
+copying to the host). Arguments without a closed-form derivative (``betainc``'s
+``a`` and ``b``, orders of Bessel functions) are held constant with
+``full_like``, which makes an untraced array on the input's backend and device.
+"""
+
+import subprocess
+import sys
+
+import numpy
+import pytest
+import scipy.special
+
+import adcore.numpy as np
+import adcore.scipy.special as special
+from adcore import grad, hessian, make_jvp
+from specs import OTHER_BACKENDS, SCIPY_BACKENDS, P, R, Spec, U, spec_tests
+
+#: the functions that backends without SciPy's (array-api-strict) compute from the standard's operations
+STANDARD = {
+    "expit",
+    "log_expit",
+    "logit",
+    "xlogy",
+    "xlog1py",
+    "rel_entr",
+    "kl_div",
+    "entr",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+}
+UNIT = (0.1, 0.9)
+
+
+def without_scipy(name):
+    """The skip entries of a function that needs SciPy's special functions (none if the standard's operations do)."""
+    if name in STANDARD:
+        return {}
+    return {b: f"the Array API standard has no {name}, and adcore's {b} backend has no scipy.special" for b in OTHER_BACKENDS}
+
+
+def spec(name, fun, shapes, domains=(R, R, R), **options):
+    function = name.split("(")[0].split("_axis")[0]
+    return Spec(name, fun, shapes, domains, skip=without_scipy(function), **options)
+
+
+def unary(name, domain, shapes=((3,), (2, 3))):
+    fun = getattr(special, name)
+    return [spec(f"{name}{shape}", fun, (shape,), (domain,)) for shape in shapes]
+
+
+def binary(name, domains, pairs=(((3,), (3,)), ((2, 1), (3,)), ((), (2,)))):
+    fun = getattr(special, name)
+    return [spec(f"{name}{a}{b}", fun, (a, b), domains) for a, b in pairs]
+
+
+def const(x, value):
+    """An untraced array of ``value`` like ``x`` (a parameter held constant)."""
+    return np.full_like(x, value)
+
+
+SPECS = [
+    # gamma and related functions
+    *unary("gamma", P),
+    spec("gamma_negative", special.gamma, ((3,),), ((-0.8, -0.2),)),
+    *unary("gammaln", P),
+    spec("gammaln_negative", special.gammaln, ((3,),), ((-1.8, -1.2),)),
+    *unary("digamma", P),
+    *unary("psi", P, shapes=((3,),)),
+    spec("polygamma_1", lambda x: special.polygamma(1, x), ((3,),), (P,)),
+    spec("polygamma_3", lambda x: special.polygamma(3, x), ((2, 3),), (P,)),
+    spec("polygamma_int_array", lambda x: special.polygamma(np.astype(const(x, 2.0), np.int64), x), ((3,),), (P,)),
+    *unary("rgamma", P),
+    spec("multigammaln", lambda a: special.multigammaln(a, 3), ((2, 3),), ((1.2, 3.0),)),
+    *binary("beta", (P, P)),
+    *binary("betaln", (P, P)),
+    spec("betainc", lambda x: special.betainc(const(x, 1.5), const(x, 2.5), x), ((2, 3),), (UNIT,)),
+    spec("betainc_small_a", lambda x: special.betainc(const(x, 0.7), const(x, 1.0), x), ((3,),), (UNIT,)),
+    spec("gammainc", lambda x: special.gammainc(const(x, 1.5), x), ((2, 3),), (P,)),
+    spec("gammainc_scalar_a", lambda x: special.gammainc(0.7, x), ((3,),), (P,)),
+    spec("gammaincc", lambda x: special.gammaincc(const(x, 2.5), x), ((2, 3),), (P,)),
+    # error functions
+    *unary("erf", R),
+    *unary("erfc", R),
+    *unary("erfinv", U),
+    *unary("erfcinv", (0.2, 1.8)),
+    *unary("ndtr", R),
+    *unary("log_ndtr", (-6.0, 2.0)),
+    *unary("ndtri", UNIT),
+    # Bessel functions
+    *unary("j0", R),
+    *unary("j1", R),
+    *unary("y0", P),
+    *unary("y1", P),
+    spec("jn_2", lambda x: special.jn(2, x), ((2, 3),), (R,)),
+    spec("jn_real_order", lambda x: special.jn(1.5, x), ((3,),), (P,)),
+    spec("yn_3", lambda x: special.yn(3, x), ((3,),), ((0.5, 2.0),)),
+    *unary("i0", R),
+    *unary("i1", R),
+    spec("iv_2", lambda x: special.iv(2, x), ((2, 3),), (R,)),
+    spec("iv_real_order", lambda x: special.iv(1.5, x), ((3,),), (P,)),
+    spec("ive_1", lambda x: special.ive(1, x), ((2, 3),), (R,)),
+    spec("ive_real_order", lambda x: special.ive(0.5, x), ((3,),), (P,)),
+    # logistic functions, x log y, entropies (on every backend)
+    *unary("expit", R),
+    *unary("log_expit", R),
+    *unary("logit", UNIT),
+    *binary("xlogy", (R, P)),
+    *binary("xlog1py", (R, U)),
+    *binary("rel_entr", (P, P)),
+    *binary("kl_div", (P, P)),
+    *unary("entr", P),
+    # log-sum-exp and softmax
+    *[
+        spec(f"logsumexp_axis{axis}_keepdims{k}", lambda x, a=axis, k=k: special.logsumexp(x, axis=a, keepdims=k), ((2, 3),))
+        for axis in (None, 1, (0, 1))
+        for k in (False, True)
+    ],
+    spec("logsumexp_b", lambda x, b: special.logsumexp(x, axis=0, b=b), ((2, 3), (3,)), (R, P)),
+    spec("logsumexp_return_sign", lambda x, b: special.logsumexp(x, b=b, return_sign=True)[0], ((2, 3), (2, 3)), (R, P)),
+    *[spec(f"softmax_axis{axis}", lambda x, a=axis: special.softmax(x, axis=a), ((2, 3),)) for axis in (None, 0, -1)],
+    *[spec(f"log_softmax_axis{axis}", lambda x, a=axis: special.log_softmax(x, axis=a), ((2, 3),)) for axis in (None, 1)],
+]
+
+test_derivatives, test_value_matches_numpy = spec_tests(SPECS)
+
+
+# ---- values and dtypes against SciPy ----
+
+_RNG = numpy.random.default_rng(3)
+
+
+def _draw(low, high, shape=(4,)):
+    return _RNG.uniform(low, high, size=shape)
+
+
+#: name -> (adcore call, SciPy call, arguments (float64 NumPy arrays or Python scalars))
+VALUE_CASES = {
+    "gamma": (special.gamma, scipy.special.gamma, [_draw(-2.5, 4.0)]),
+    "gammaln": (special.gammaln, scipy.special.gammaln, [_draw(-2.5, 30.0)]),
+    "digamma": (special.digamma, scipy.special.digamma, [_draw(0.1, 5.0)]),
+    "psi": (special.psi, scipy.special.psi, [_draw(0.1, 5.0)]),
+    "polygamma": (special.polygamma, scipy.special.polygamma, [numpy.array([0, 1, 2, 3]), _draw(0.1, 5.0)]),
+    "rgamma": (special.rgamma, scipy.special.rgamma, [_draw(-2.5, 4.0)]),
+    "gammasgn": (special.gammasgn, scipy.special.gammasgn, [_draw(-2.5, 4.0)]),
+    "multigammaln": (lambda a: special.multigammaln(a, 3), lambda a: scipy.special.multigammaln(a, 3), [_draw(1.1, 5.0)]),
+    "beta": (special.beta, scipy.special.beta, [_draw(0.2, 3.0), _draw(0.2, 3.0)]),
+    "betaln": (special.betaln, scipy.special.betaln, [_draw(0.2, 30.0), _draw(0.2, 3.0)]),
+    "betainc": (special.betainc, scipy.special.betainc, [_draw(0.2, 3.0), _draw(0.2, 3.0), _draw(0.0, 1.0)]),
+    "gammainc": (special.gammainc, scipy.special.gammainc, [_draw(0.2, 3.0), _draw(0.0, 5.0)]),
+    "gammaincc": (special.gammaincc, scipy.special.gammaincc, [_draw(0.2, 3.0), _draw(0.0, 5.0)]),
+    "erf": (special.erf, scipy.special.erf, [_draw(-3.0, 3.0)]),
+    "erfc": (special.erfc, scipy.special.erfc, [_draw(-3.0, 3.0)]),
+    "erfinv": (special.erfinv, scipy.special.erfinv, [_draw(-0.99, 0.99)]),
+    "erfcinv": (special.erfcinv, scipy.special.erfcinv, [_draw(0.01, 1.99)]),
+    "ndtr": (special.ndtr, scipy.special.ndtr, [_draw(-5.0, 5.0)]),
+    "log_ndtr": (special.log_ndtr, scipy.special.log_ndtr, [_draw(-40.0, 5.0)]),
+    "ndtri": (special.ndtri, scipy.special.ndtri, [_draw(0.01, 0.99)]),
+    "j0": (special.j0, scipy.special.j0, [_draw(-10.0, 10.0)]),
+    "j1": (special.j1, scipy.special.j1, [_draw(-10.0, 10.0)]),
+    "y0": (special.y0, scipy.special.y0, [_draw(0.1, 10.0)]),
+    "y1": (special.y1, scipy.special.y1, [_draw(0.1, 10.0)]),
+    "jn": (special.jn, scipy.special.jn, [numpy.array([0, 1, 2, 5]), _draw(-10.0, 10.0)]),
+    "yn": (special.yn, scipy.special.yn, [numpy.array([0, 1, 2, 5]), _draw(0.1, 10.0)]),
+    "i0": (special.i0, scipy.special.i0, [_draw(-5.0, 5.0)]),
+    "i1": (special.i1, scipy.special.i1, [_draw(-5.0, 5.0)]),
+    "iv": (special.iv, scipy.special.iv, [_draw(-1.5, 3.0), _draw(0.1, 5.0)]),
+    "ive": (special.ive, scipy.special.ive, [_draw(-1.5, 3.0), _draw(0.1, 50.0)]),
+    "expit": (special.expit, scipy.special.expit, [numpy.array([-800.0, -30.0, -1.5, 0.0, 2.0, 40.0, 800.0])]),
+    "log_expit": (special.log_expit, scipy.special.log_expit, [numpy.array([-800.0, -30.0, -1.5, 0.0, 2.0, 40.0, 800.0])]),
+    "logit": (special.logit, scipy.special.logit, [numpy.array([0.0, 1e-300, 0.3, 0.5, 0.9, 1.0 - 1e-12, 1.0])]),
+    "xlogy": (
+        special.xlogy,
+        scipy.special.xlogy,
+        [numpy.array([0.0, 0.0, 0.0, 2.0, -1.5]), numpy.array([0.0, 3.0, numpy.nan, 0.5, 2.0])],
+    ),
+    "xlog1py": (
+        special.xlog1py,
+        scipy.special.xlog1py,
+        [numpy.array([0.0, 0.0, 2.0, -1.5]), numpy.array([-1.0, 3.0, 1e-10, 2.0])],
+    ),
+    "rel_entr": (
+        special.rel_entr,
+        scipy.special.rel_entr,
+        [numpy.array([0.0, 0.0, 2.0, -1.0, 1.0]), numpy.array([0.0, 3.0, 0.5, 2.0, -1.0])],
+    ),
+    "kl_div": (
+        special.kl_div,
+        scipy.special.kl_div,
+        [numpy.array([0.0, 0.0, 2.0, -1.0, 1.0]), numpy.array([0.0, 3.0, 0.5, 2.0, -1.0])],
+    ),
+    "entr": (special.entr, scipy.special.entr, [numpy.array([0.0, 0.5, 2.0, -1.0])]),
+    "logsumexp": (special.logsumexp, scipy.special.logsumexp, [numpy.array([[1000.0, 1001.0], [-numpy.inf, -numpy.inf]])]),
+    "logsumexp_axis": (
+        lambda a, b: special.logsumexp(a, axis=1, b=b, keepdims=True),
+        lambda a, b: scipy.special.logsumexp(a, axis=1, b=b, keepdims=True),
+        [_draw(-3.0, 3.0, (2, 3)), _draw(0.1, 2.0, (3,))],
+    ),
+    "logsumexp_sign": (
+        lambda a, b: special.logsumexp(a, axis=0, b=b, return_sign=True),
+        lambda a, b: scipy.special.logsumexp(a, axis=0, b=b, return_sign=True),
+        [_draw(-3.0, 3.0, (2, 3)), numpy.array([[1.0, -1.0, 2.0], [-3.0, 2.0, 1.0]])],
+    ),
+    "softmax": (lambda x: special.softmax(x, axis=1), lambda x: scipy.special.softmax(x, axis=1), [_draw(-3.0, 3.0, (2, 3))]),
+    "log_softmax": (special.log_softmax, scipy.special.log_softmax, [_draw(-3.0, 3.0, (2, 3))]),
+}
+
+
+def _arguments(backend, arrays, dtype):
+    return [backend.asarray(a, dtype if a.dtype.kind == "f" else a.dtype) for a in arrays]
+
+
+def _pairs(result, expected):
+    """(ours, SciPy's) for each output (``logsumexp(return_sign=True)`` has two)."""
+    return zip(result, expected) if isinstance(expected, tuple) else [(result, expected)]
+
+
+def _skip_without_scipy(name, backend):
+    function = name.split("_axis")[0].split("_sign")[0]
+    if backend.name not in SCIPY_BACKENDS and function not in STANDARD:
+        pytest.skip(f"the Array API standard has no {function}")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", list(VALUE_CASES))
+def test_values_match_scipy(name, backend):
+    """Float64 values equal SciPy's (to rounding), on the input's backend and device."""
+    _skip_without_scipy(name, backend)
+    ours, theirs, arrays = VALUE_CASES[name]
+    result = ours(*_arguments(backend, arrays, "float64"))
+    expected = theirs(*arrays)
+    for r, e in _pairs(result, expected):
+        backend.check_device(r)
+        numpy.testing.assert_allclose(backend.to_numpy(r), e, rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", list(VALUE_CASES))
+def test_float32_in_float32_out(name, backend):
+    """float32 arguments give a float32 result (SciPy's float64-only functions are cast back),
+    close to SciPy's float64 value."""
+    _skip_without_scipy(name, backend)
+    ours, theirs, arrays = VALUE_CASES[name]
+    result = ours(*_arguments(backend, arrays, "float32"))
+    expected = theirs(*[a.astype(numpy.float32).astype(numpy.float64) if a.dtype.kind == "f" else a for a in arrays])
+    for r, e in _pairs(result, expected):
+        assert str(r.dtype).endswith("float32"), f"{name}: float32 in gave {r.dtype}"
+        numpy.testing.assert_allclose(backend.to_numpy(r), e, rtol=2e-5, atol=1e-30)
+
+
+def test_result_dtype_follows_the_floating_arguments():
+    """Integer arrays and Python scalars give float64; an integer order does not widen float32 ``x``;
+    NumPy scalars count as NumPy arrays (as in NumPy)."""
+    assert special.gammaln(numpy.array([1, 2, 3])).dtype == numpy.float64
+    assert special.gammaln(3).dtype == numpy.float64
+    assert special.jn(numpy.array([1, 2]), 1.5).dtype == numpy.float64
+    assert special.jn(numpy.array([1, 2]), numpy.array([1.5], numpy.float32)).dtype == numpy.float32
+    assert special.jn(numpy.array([1, 2]), numpy.float32(1.5)).dtype == numpy.float32
+    assert special.beta(numpy.float64(1.5), numpy.array([1.5], numpy.float32)).dtype == numpy.float64
+
+
+# ---- backends without SciPy's special functions ----
+
+
+@pytest.mark.parametrize("name", ["gamma", "erf", "ndtr", "j0", "gammainc", "multigammaln"])
+def test_strict_backend_raises_without_a_host_copy(name, backend):
+    """array-api-strict (any device) has no special functions: the call raises, naming the backend
+    and the function, rather than copying to the host."""
+    if backend.name != "array_api_strict":
+        pytest.skip("only array-api-strict lacks scipy.special")
+    x = backend.asarray([1.5, 2.5])
+    args = {"gammainc": (x, x), "multigammaln": (x, 2)}.get(name, (x,))
+    with pytest.raises(
+        NotImplementedError, match=r"array_api_strict backend has no special function '(gamma|erf|ndtr|j0|gammainc|gammaln)'"
+    ):
+        getattr(special, name)(*args)
+
+
+def test_importing_adcore_does_not_import_scipy():
+    code = "import sys, adcore, adcore.numpy; assert 'scipy' not in sys.modules, 'scipy imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---- derivatives that are not implemented, and edge cases ----
+
+
+@pytest.mark.parametrize(
+    "fun, argnum",
+    [
+        (special.betainc, 0),
+        (special.betainc, 1),
+        (special.gammainc, 0),
+        (special.gammaincc, 0),
+        (special.iv, 0),
+        (special.ive, 0),
+        (special.jn, 0),
+        (special.yn, 0),
+        (special.polygamma, 0),
+    ],
+)
+def test_parameters_without_closed_form_derivative_raise(fun, argnum):
+    args = {special.betainc: [1.5, 2.5, 0.3], special.polygamma: [1.0, 2.0]}.get(fun, [1.0, 0.7])
+    name = fun.__name__
+    assert name in special.DERIVATIVES_NOT_IMPLEMENTED
+    with pytest.raises(NotImplementedError, match=f"scipy.special.{name}: the derivative with respect to"):
+        grad(fun, argnum)(*args)
+    with pytest.raises(NotImplementedError, match=f"scipy.special.{name}: the derivative with respect to"):
+        make_jvp(lambda v: fun(*args[:argnum], v, *args[argnum + 1 :]))(args[argnum])(1.0)
+
+
+def test_gammasgn_is_not_differentiable():
+    x = numpy.array([-0.5, 1.5])
+    numpy.testing.assert_array_equal(grad(lambda x: np.sum(special.gammasgn(x) * x))(x), [-1.0, 1.0])
+
+
+def test_bessel_derivatives_at_zero():
+    """j1 and i1 rules use J_1(x)/x and I_1(x)/x, whose limit at 0 is 1/2; second derivatives are 0 there."""
+    for fun in (special.j1, special.i1):
+        assert float(grad(fun)(0.0)) == 0.5
+        assert float(hessian(fun)(0.0)) == 0.0
+
+
+def test_xlogy_derivative_in_y_is_zero_where_x_is_zero():
+    assert float(grad(special.xlogy, 1)(0.0, 0.0)) == 0.0
+    assert float(grad(special.xlog1py, 1)(0.0, -1.0)) == 0.0
+
+
+def test_logsumexp_keeps_every_order_exact_with_the_shift():
+    """The maximum subtracted for stability is a constant: the Hessian is that of the plain formula."""
+    x = numpy.array([1.0, 2.0, 3.0])
+    p = scipy.special.softmax(x)
+    numpy.testing.assert_allclose(grad(special.logsumexp)(x), p, rtol=1e-14)
+    numpy.testing.assert_allclose(hessian(special.logsumexp)(x), numpy.diag(p) - numpy.outer(p, p), rtol=1e-12, atol=1e-15)
+
+
+def test_multigammaln_is_nan_outside_its_domain():
+    assert numpy.isnan(special.multigammaln(numpy.array(0.9), 3))
+
+
+def test_log_ndtr_derivative_is_finite_far_in_the_tail():
+    g = grad(special.log_ndtr)(-40.0)
+    assert numpy.isfinite(g) and abs(g - 40.0) < 0.1

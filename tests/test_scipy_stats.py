@@ -1,0 +1,268 @@
+"""``adcore.scipy.stats`` against finite differences and ``scipy.stats``.
+
+Each function of each distribution is one spec, differentiated in the data and
+every parameter with a closed-form derivative (both modes, order 2, float64 and
+float32); parameters without one are held constant with ``full_like``. The
+distributions built from the standard's operations (``expon``, ``laplace``,
+``cauchy``, ``logistic``, ``uniform``, ``multivariate_normal``, and ``norm``'s
+density) also run on array-api-strict, on both its devices; the others need
+SciPy's special functions and are skipped there.
+"""
+
+import numpy
+import pytest
+import scipy.stats
+
+import adcore.numpy as np
+from adcore import grad
+from adcore.scipy import stats
+from specs import OTHER_BACKENDS, SCIPY_BACKENDS, P, R, Spec, spec_tests
+
+UNIT = (0.1, 0.9)
+SHAPES = ((2, 3), (3,), ())  # data, and parameters broadcasting against it
+FUNCTIONS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+#: distribution -> its functions that run on backends without SciPy's special functions
+EVERYWHERE = {
+    "norm": ("logpdf", "pdf"),
+    "expon": FUNCTIONS,
+    "laplace": FUNCTIONS,
+    "cauchy": FUNCTIONS,
+    "logistic": FUNCTIONS,
+    "uniform": FUNCTIONS,
+    "multivariate_normal": ("logpdf", "pdf", "entropy"),
+}
+
+
+def spec(distribution, function, fun, shapes, domains, suffix=""):
+    everywhere = function in EVERYWHERE.get(distribution, ())
+    skip = {} if everywhere else {b: f"{distribution}.{function} needs SciPy's special functions" for b in OTHER_BACKENDS}
+    return Spec(f"{distribution}.{function}{suffix}", fun, shapes, domains, skip=skip)
+
+
+def const(x, value):
+    """An untraced array of ``value`` like ``x`` (a parameter held constant)."""
+    return np.full_like(x, value)
+
+
+def location_scale(distribution, domains=(R, R, P)):
+    """Every function of a location-scale family, in ``x``, ``loc`` and ``scale``."""
+    module = getattr(stats, distribution)
+    return [spec(distribution, f, getattr(module, f), SHAPES, domains) for f in FUNCTIONS]
+
+
+def spd(x):
+    return np.matmul(x, np.matrix_transpose(x)) + float(x.shape[-1]) * np.eye_like(x)
+
+
+SPECS = [
+    *location_scale("norm"),
+    *location_scale("expon", ((1.0, 3.0), (-0.5, 0.5), P)),
+    *location_scale("laplace"),
+    *location_scale("cauchy"),
+    *location_scale("logistic"),
+    *location_scale("uniform", ((0.3, 0.7), (-0.2, 0.2), (1.0, 1.5))),
+    # t, gamma, chi2, beta: densities in every argument, distribution functions with the shape parameters held constant
+    *[spec("t", f, getattr(stats.t, f), ((2, 3), (3,), (3,), ()), (R, (1.5, 5.0), R, P)) for f in ("logpdf", "pdf")],
+    *[
+        spec("t", f, lambda x, loc, scale, f=f: getattr(stats.t, f)(x, const(x, 3.5), loc, scale), SHAPES, (R, R, P))
+        for f in ("cdf", "logcdf", "sf", "logsf")
+    ],
+    *[
+        spec(name, f, getattr(getattr(stats, name), f), ((2, 3), (3,), (3,), ()), ((1.0, 3.0), (0.5, 3.0), (-0.5, 0.5), P))
+        for name in ("gamma", "chi2")
+        for f in ("logpdf", "pdf")
+    ],
+    *[
+        spec(
+            name,
+            f,
+            lambda x, loc, scale, name=name, f=f: getattr(getattr(stats, name), f)(x, const(x, 1.7), loc, scale),
+            SHAPES,
+            ((1.0, 3.0), (-0.5, 0.5), P),
+        )
+        for name in ("gamma", "chi2")
+        for f in ("cdf", "logcdf", "sf", "logsf")
+    ],
+    *[spec("beta", f, getattr(stats.beta, f), ((2, 3), (3,), ()), (UNIT, (0.5, 3.0), (0.5, 3.0))) for f in ("logpdf", "pdf")],
+    spec("beta", "logpdf", stats.beta.logpdf, ((3,), (), (), (), ()), ((0.3, 0.6), P, P, (-0.2, 0.1), (1.2, 1.5)), "_loc_scale"),
+    *[
+        spec(
+            "beta",
+            f,
+            lambda x, loc, scale, f=f: getattr(stats.beta, f)(x, const(x, 1.5), const(x, 2.5), loc, scale),
+            SHAPES[:1] * 3,
+            ((0.3, 0.6), (-0.2, 0.1), (1.2, 1.5)),
+        )
+        for f in ("cdf", "logcdf", "sf", "logsf")
+    ],
+    # poisson: the count k = floor(5 u) is a constant (derivative 0), mu is differentiated
+    *[
+        spec("poisson", f, lambda u, mu, f=f: getattr(stats.poisson, f)(np.floor(5.0 * u), mu), ((2, 3), (3,)), (UNIT, P))
+        for f in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+    ],
+    # dirichlet: points on the simplex (components along the first axis), or K - 1 of them
+    *[
+        spec(
+            "dirichlet",
+            f,
+            lambda x, alpha, f=f: getattr(stats.dirichlet, f)(x / np.sum(x, axis=0), alpha),
+            ((3, 2), (3,)),
+            (P, P),
+        )
+        for f in ("logpdf", "pdf")
+    ],
+    spec("dirichlet", "logpdf", lambda x, alpha: stats.dirichlet.logpdf(x * 0.3, alpha), ((2,), (3,)), (P, P), "_k_minus_1"),
+    # multivariate normal: a symmetric positive-definite covariance built from any square matrix
+    *[
+        spec(
+            "multivariate_normal",
+            f,
+            lambda x, m, c, f=f: getattr(stats.multivariate_normal, f)(x, m, spd(c)),
+            ((4, 3), (3,), (3, 3)),
+            (R, R, R),
+        )
+        for f in ("logpdf", "pdf")
+    ],
+    spec(
+        "multivariate_normal",
+        "logpdf",
+        lambda x, m, c: stats.multivariate_normal.logpdf(x, m, c),
+        ((3,), (3,), (3,)),
+        (R, R, P),
+        "_diagonal",
+    ),
+    spec("multivariate_normal", "logpdf", lambda x, c: stats.multivariate_normal.logpdf(x, cov=c), ((5,), ()), (R, P), "_scalar"),
+    spec("multivariate_normal", "entropy", lambda c: stats.multivariate_normal.entropy(cov=spd(c)), ((3, 3),), (R,)),
+]
+
+test_derivatives, test_value_matches_numpy = spec_tests(SPECS)
+
+
+# ---- values and dtypes against scipy.stats ----
+
+_RNG = numpy.random.default_rng(5)
+
+
+def _draw(low, high, shape=(5,)):
+    return _RNG.uniform(low, high, size=shape)
+
+
+_X = numpy.array([-50.0, -3.0, -0.5, 0.0, 0.7, 2.0, 40.0])
+_POSITIVE = numpy.array([0.0, 1e-3, 0.4, 1.0, 3.0, 25.0])
+
+#: (distribution, function) -> arguments (the same for adcore and SciPy)
+VALUE_CASES = {
+    **{("norm", f): [_X, 0.3, 1.7] for f in FUNCTIONS},
+    **{("t", f): [_X, numpy.array([0.7, 1.0, 2.5, 4.0, 30.0, 3.0, 1.5]), 0.2, 1.3] for f in FUNCTIONS},
+    **{("gamma", f): [_POSITIVE - 0.1, numpy.array([0.5, 1.0, 1.5, 2.5, 4.0, 9.0]), 0.0, 1.2] for f in FUNCTIONS},
+    **{("chi2", f): [_POSITIVE, 3.0, -0.1, 1.1] for f in FUNCTIONS},
+    **{("beta", f): [numpy.array([-0.1, 0.0, 0.05, 0.5, 0.97, 1.0, 1.2]), 1.5, 2.5] for f in FUNCTIONS},
+    **{("beta", f + "_shapes"): [numpy.array([0.2, 0.5, 0.8]), numpy.array([0.5, 1.0, 3.0]), 0.8, 0.1, 1.1] for f in FUNCTIONS},
+    **{("expon", f): [_X, 0.2, 1.5] for f in FUNCTIONS},
+    **{("laplace", f): [_X, 0.2, 1.5] for f in FUNCTIONS},
+    **{("cauchy", f): [_X, 0.2, 1.5] for f in FUNCTIONS},
+    **{("logistic", f): [_X, 0.2, 1.5] for f in FUNCTIONS},
+    **{("uniform", f): [numpy.array([-1.0, 0.0, 0.3, 1.0, 2.0, 3.5]), 0.0, 2.0] for f in FUNCTIONS},
+    **{
+        ("poisson", f): [numpy.array([-1.0, 0.0, 1.0, 2.5, 3.0, 12.0]), 2.5]
+        for f in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+    },
+    ("poisson", "pmf_loc"): [numpy.array([1.0, 2.0, 5.0]), numpy.array([0.5, 2.0, 0.0]), 1.0],
+    ("dirichlet", "logpdf"): [numpy.array([[0.2, 0.5], [0.3, 0.1], [0.5, 0.4]]), numpy.array([1.5, 0.7, 2.0])],
+    ("dirichlet", "pdf"): [numpy.array([0.2, 0.3, 0.5]), numpy.array([1.5, 0.7, 2.0])],
+    ("multivariate_normal", "logpdf"): [
+        _draw(-1.0, 1.0, (4, 3)),
+        numpy.array([0.1, -0.2, 0.3]),
+        numpy.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]]),
+    ],
+    ("multivariate_normal", "pdf"): [_draw(-1.0, 1.0, (3,)), numpy.array([0.1, -0.2, 0.3]), numpy.array([0.5, 1.0, 2.0])],
+    ("multivariate_normal", "logpdf_1d"): [_draw(-1.0, 1.0, (4,)), 0.3, 2.0],
+    ("multivariate_normal", "entropy"): [numpy.array([0.1, -0.2]), numpy.array([[2.0, 0.3], [0.3, 1.0]])],
+}
+
+
+def _runs_here(distribution, function, backend):
+    return backend.name in SCIPY_BACKENDS or function.split("_")[0] in EVERYWHERE.get(distribution, ())
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("case", list(VALUE_CASES), ids=lambda c: f"{c[0]}.{c[1]}")
+def test_values_match_scipy(case, backend):
+    """Float64 values equal scipy.stats' (to rounding) on the input's backend and device, NaN and
+    infinities included."""
+    distribution, function = case
+    if not _runs_here(distribution, function, backend):
+        pytest.skip(f"{distribution}.{function} needs SciPy's special functions")
+    name = function.split("_")[0]
+    args = VALUE_CASES[case]
+    ours = getattr(getattr(stats, distribution), name)(*[backend.asarray(a) if isinstance(a, numpy.ndarray) else a for a in args])
+    theirs = getattr(getattr(scipy.stats, distribution), name)(*args)
+    backend.check_device(ours)
+    numpy.testing.assert_allclose(backend.to_numpy(ours), theirs, rtol=1e-10, atol=1e-300)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("case", list(VALUE_CASES), ids=lambda c: f"{c[0]}.{c[1]}")
+def test_float32_in_float32_out(case, backend):
+    """float32 data with Python-scalar parameters gives float32 (scalars do not widen it)."""
+    distribution, function = case
+    if not _runs_here(distribution, function, backend):
+        pytest.skip(f"{distribution}.{function} needs SciPy's special functions")
+    name = function.split("_")[0]
+    args = VALUE_CASES[case]
+    ours = getattr(getattr(stats, distribution), name)(
+        *[backend.asarray(a, "float32") if isinstance(a, numpy.ndarray) else a for a in args]
+    )
+    assert str(ours.dtype).endswith("float32"), f"{distribution}.{function}: float32 in gave {ours.dtype}"
+
+
+# ---- derivatives that are not implemented, and conventions ----
+
+
+@pytest.mark.parametrize(
+    "fun, args, argnum",
+    [
+        (stats.t.cdf, (0.3, 3.0), 1),
+        (stats.gamma.cdf, (0.3, 1.5), 1),
+        (stats.chi2.sf, (0.3, 2.0), 1),
+        (stats.beta.cdf, (0.3, 1.5, 2.5), 1),
+        (stats.beta.logsf, (0.3, 1.5, 2.5), 2),
+    ],
+)
+def test_shape_parameters_of_distribution_functions_raise(fun, args, argnum):
+    with pytest.raises(NotImplementedError, match="the derivative with respect to"):
+        grad(fun, argnum)(*args)
+
+
+def test_t_cdf_derivative_at_the_centre_is_the_density():
+    """The betainc form used is smooth at x = loc, where A&S's form has a 0 * inf."""
+    numpy.testing.assert_allclose(grad(stats.t.cdf)(0.0, 3.0), scipy.stats.t.pdf(0.0, 3.0), rtol=1e-12)
+    numpy.testing.assert_allclose(grad(stats.t.sf)(0.0, 3.0), -scipy.stats.t.pdf(0.0, 3.0), rtol=1e-12)
+
+
+def test_parameter_gradients_match_closed_forms():
+    x, loc, scale = 0.7, 0.2, 1.3
+    z = (x - loc) / scale
+    numpy.testing.assert_allclose(grad(stats.norm.logpdf, 2)(x, loc, scale), (z**2 - 1.0) / scale, rtol=1e-12)
+    numpy.testing.assert_allclose(grad(stats.poisson.logpmf, 1)(3.0, 2.5), 3.0 / 2.5 - 1.0, rtol=1e-12)
+    numpy.testing.assert_allclose(grad(stats.poisson.cdf, 1)(3.0, 2.5), -scipy.stats.poisson.pmf(3, 2.5), rtol=1e-12)
+    assert grad(stats.poisson.logpmf, 0)(3.0, 2.5) == 0.0
+
+
+def test_multivariate_normal_covariance_gradient_is_autograds_symmetric_one():
+    x, mean = numpy.array([0.3, -0.4]), numpy.array([0.1, 0.2])
+    cov = numpy.array([[2.0, 0.3], [0.3, 1.0]])
+    inverse = numpy.linalg.inv(cov)
+    solved = inverse @ (x - mean)
+    expected = 0.5 * (numpy.outer(solved, solved) - inverse)
+    numpy.testing.assert_allclose(grad(stats.multivariate_normal.logpdf, 2)(x, mean, cov), expected, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_invalid_arguments():
+    assert numpy.isnan(stats.norm.logpdf(0.3, 0.0, -1.0))
+    assert numpy.isnan(stats.gamma.cdf(numpy.array([0.3]), numpy.array([-1.0]))).all()
+    with pytest.raises(NotImplementedError, match="allow_singular=True"):
+        stats.multivariate_normal.logpdf(numpy.zeros(2), cov=numpy.eye(2), allow_singular=True)
+    with pytest.raises(ValueError, match="dirichlet.logpdf: x must have 3 or 2 entries"):
+        stats.dirichlet.logpdf(numpy.ones(4) / 4, numpy.ones(3))

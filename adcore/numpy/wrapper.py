@@ -341,7 +341,7 @@ def reshape(x, newshape):
 
 @primitive
 def transpose(x, axes=None):
-    axes = tuple(reversed(range(ndim(x)))) if axes is None else tuple(axes)
+    axes = tuple(reversed(range(ndim(x)))) if axes is None else tuple(a % ndim(x) for a in axes)
     return backend_of(x, op="transpose").permute_dims(x, axes)
 
 
@@ -761,7 +761,7 @@ def eye_like(x, n=None):
 @primitive
 def getitem(x, index):
     """``x[index]``: basic slices, integers, ``None``, ``...``, integer arrays and boolean masks."""
-    return x[index]
+    return backend_of(x, op="getitem").getitem(x, index)
 
 
 @primitive
@@ -794,7 +794,15 @@ def iscomplexobj(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, complex)
-    return bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
+    key = (type(dtype), dtype)  # the type first: dtypes of two libraries are never compared
+    try:
+        return _complex_dtypes[key]
+    except KeyError:
+        iscomplex = _complex_dtypes[key] = bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
+        return iscomplex
+
+
+_complex_dtypes = {}  # (dtype type, dtype) -> whether it is complex; asked of the backend once per dtype
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----

@@ -48,6 +48,10 @@ def get_backend(name):
         from .numpy import NumPyBackend as make
     elif name == "cupy":
         make = importlib.import_module("backends.cupy").CuPyBackend
+    elif name == "torch":
+        make = importlib.import_module("backends.torch").TorchBackend
+    elif name == "jax":
+        make = importlib.import_module("backends.jax").JaxBackend
     else:
         from .array_api import load
 
@@ -79,11 +83,20 @@ def _backend_of_type(value):
         return get_backend("numpy")
     if array_api_compat.is_cupy_array(value):
         return get_backend("cupy")
-    name = array_api_compat.array_namespace(value).__name__
-    for backend_name in NAMES:
-        if backend_name in name:
+    xp = array_api_compat.array_namespace(value)
+    for backend_name, is_namespace in _NAMESPACE_TESTS.items():
+        if is_namespace(xp):
             return get_backend(backend_name)
     raise TypeError(f"adcore has no backend for arrays of type {type(value).__module__}.{type(value).__name__}")
+
+
+#: backend name -> whether an array namespace is that library's (by name, "jax.numpy" would match "numpy")
+_NAMESPACE_TESTS = {
+    "array_api_strict": array_api_compat.is_array_api_strict_namespace,
+    "torch": array_api_compat.is_torch_namespace,
+    "jax": array_api_compat.is_jax_namespace,
+    "dask": array_api_compat.is_dask_namespace,
+}
 
 
 def array_backend(value):

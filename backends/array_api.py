@@ -1,4 +1,5 @@
-"""Any other Array API library (array-api-strict, PyTorch, JAX, Dask) through array-api-compat."""
+"""Any other Array API library (array-api-strict, Dask) through array-api-compat; PyTorch and JAX,
+which differ in more, have modules of their own (``torch.py``, ``jax.py``)."""
 
 import importlib
 
@@ -8,7 +9,7 @@ import numpy
 from .base import Backend
 
 #: backend name -> the module whose arrays it handles
-LIBRARIES = {"array_api_strict": "array_api_strict", "torch": "torch", "jax": "jax.numpy", "dask": "dask.array"}
+LIBRARIES = {"array_api_strict": "array_api_strict", "dask": "dask.array"}
 
 
 class StrictBackend(Backend):

@@ -81,6 +81,10 @@ class Backend:
         """An explicit copy of the NumPy array ``x`` in this library, on ``device``."""
         return self.xp.asarray(x, dtype=self.dtype(dtype), device=device)
 
+    def getitem(self, x, index):
+        """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""
+        return x[index]
+
     def synchronize(self):
         """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
 

@@ -91,3 +91,50 @@ def test_cupy_is_skipped_with_a_reason_without_a_gpu():
     if reason is None:
         pytest.skip("CuPy runs on this machine")
     assert "cupy" in reason.lower() or "cuda" in reason.lower()
+
+
+def test_scatter_add_with_a_reversed_slice_and_repeats(backend):
+    b = backend.backend
+    index = (slice(None, None, -1), b.from_numpy(numpy.array([1, 1]), device=backend.device))
+    out = b.scatter_add((2, 2), b.dtype("float64"), backend.device, index, backend.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    numpy.testing.assert_array_equal(backend.to_numpy(out), [[0.0, 7.0], [0.0, 3.0]])
+
+
+def test_raw_array_operators_defer_to_a_traced_operand(backend):
+    raw = backend.asarray([[1.0, 2.0], [3.0, 4.0]])
+    x = backend.asarray([[0.5, -1.0], [2.0, 1.5]])
+    cases = {
+        "+": (lambda r, y: r + y, numpy.ones((2, 2))),
+        "-": (lambda r, y: r - y, -numpy.ones((2, 2))),
+        "*": (lambda r, y: r * y, backend.to_numpy(raw)),
+        "/": (lambda r, y: r / y, -backend.to_numpy(raw) / backend.to_numpy(x) ** 2),
+        "@": (lambda r, y: r @ y, backend.to_numpy(raw).sum(axis=0)[:, None] * numpy.ones((1, 2))),
+    }
+    for op, (fun, expected) in cases.items():
+        g = adcore.grad(lambda y, fun=fun: np.sum(fun(raw, y)))(x)
+        backend.check_device(g)
+        numpy.testing.assert_allclose(backend.to_numpy(g), expected, rtol=1e-12, err_msg=f"raw {op} traced")
+
+
+def _needs(name):
+    reason = backends.unavailable_reason(name)
+    if reason:
+        pytest.skip(f"{name} cannot run here: {reason}")
+
+
+def test_torch_autograd_records_nothing():
+    _needs("torch")
+    torch_backend = backends.get_backend("torch")
+    x = torch_backend.from_numpy(numpy.array([1.0, 2.0]))
+    g = adcore.grad(lambda x: np.sum(np.sin(x) * x))(x)
+    assert not x.requires_grad and not g.requires_grad and g.grad_fn is None
+
+
+def test_jax_backend_enables_float64():
+    _needs("jax")
+    import jax
+
+    jax_backend = backends.get_backend("jax")
+    assert jax.config.jax_enable_x64
+    x = jax_backend.from_numpy(numpy.array([1.0, 2.0]))
+    assert str(x.dtype) == "float64" and str(adcore.grad(lambda x: np.sum(x**2))(x).dtype) == "float64"

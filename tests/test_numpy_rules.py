@@ -7,9 +7,10 @@ its value is compared with NumPy in float64.
 """
 
 import numpy
+import pytest
 
 import adcore.numpy as np
-from adcore import grad
+from adcore import grad, make_vjp
 from adcore.test_util import check_grads
 from specs import COMPLEX, P, R, Spec, U, binary, cases, spec_tests, unary
 
@@ -206,6 +207,25 @@ def test_getitem_integer_array_accumulates_repeated_indices(backend):
     index = backend.backend.from_numpy(numpy.array([0, 0, 2]), device=backend.device)
     g = grad(lambda x: np.sum(x[index] * backend.asarray([1.0, 10.0, 100.0])))(x)
     numpy.testing.assert_array_equal(backend.to_numpy(g), [11.0, 0.0, 100.0])
+    check_grads(lambda x: x[index] ** 2)(x)
+
+
+#: indexes mixing an integer array (repeating a position) with integers and slices, as NumPy reads them
+MIXED_INDEXES = {
+    "int_slice_array": lambda i: (1, slice(None), i),  # advanced indices apart: their axis comes first
+    "reversed_slices_array": lambda i: (slice(None, None, -1), slice(2, None, -2), i),
+    "list": lambda i: [1, 0, 1],  # NumPy reads a list as an integer array
+}
+
+
+@pytest.mark.parametrize("kind", MIXED_INDEXES)
+def test_getitem_mixed_index_follows_numpy(backend, kind):
+    data = numpy.random.default_rng(0).uniform(-2.0, 2.0, (2, 3, 4))
+    index = MIXED_INDEXES[kind](backend.backend.from_numpy(numpy.array([3, 0, 3]), device=backend.device))
+    x = backend.asarray(data)
+    _, value = make_vjp(lambda x: x[index])(x)
+    backend.check_device(value)
+    numpy.testing.assert_array_equal(backend.to_numpy(value), data[MIXED_INDEXES[kind](numpy.array([3, 0, 3]))])
     check_grads(lambda x: x[index] ** 2)(x)
 
 

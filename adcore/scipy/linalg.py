@@ -313,7 +313,7 @@ def _permutation_matrix(piv, like):
     perm = xp.broadcast_to(xp.astype(rows, piv.dtype), piv.shape)
     for i in range(n):
         j = piv[..., i : i + 1]
-        perm = xp.where(rows == i, xp.take_along_axis(perm, j, axis=-1), xp.where(rows == j, perm[..., i : i + 1], perm))
+        perm = xp.where(rows == i, backend.take_along_axis(perm, j, axis=-1), xp.where(rows == j, perm[..., i : i + 1], perm))
     return xp.astype(perm[..., :, None] == xp.astype(rows, piv.dtype), like.dtype)
 
 

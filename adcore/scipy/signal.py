@@ -134,10 +134,12 @@ def _standard_convolve(backend, in1, in2, method):
     dtype = xp.result_type(in1, in2)
     if method == "direct" or not backend.isdtype(dtype, ("real floating", "complex floating")):
         small, large = (in1, in2) if math.prod(in1.shape) <= math.prod(in2.shape) else (in2, in1)
-        out = xp.zeros(full, dtype=dtype, device=backend.device(in1))
+        device = backend.device(in1)
+        out = xp.zeros(full, dtype=dtype, device=device)
         for index in itertools.product(*(range(n) for n in small.shape)):
             region = tuple(slice(i, i + n) for i, n in zip(index, large.shape))
-            out[region] = out[region] + small[index] * large
+            # no item assignment (JAX arrays are immutable); xp.multiply promotes the 0-d entry as an array (torch's * would not)
+            out = out + backend.scatter_add(full, dtype, device, region, xp.multiply(small[index], large))
         return out
     axes = tuple(range(len(full)))
     if backend.isdtype(dtype, "complex floating"):

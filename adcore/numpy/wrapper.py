@@ -182,14 +182,19 @@ def prod(x, axis=None, dtype=None, keepdims=False):
     return backend.prod(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
 
-@primitive
-def max(x, axis=None, keepdims=False):
-    return backend_of(x, op="max").max(x, axis=_axis(axis), keepdims=keepdims)
+def _reduction(name):
+    """``name(x, axis=None, keepdims=False)`` of the backend of ``x`` (axis an int, a tuple or a list)."""
+
+    def raw(x, axis=None, keepdims=False):
+        return getattr(backend_of(x, op=name), name)(x, axis=_axis(axis), keepdims=keepdims)
+
+    raw.__name__ = raw.__qualname__ = name
+    raw.__doc__ = f"``{name}`` over ``axis`` (all axes when None), as NumPy's, on any backend."
+    return raw
 
 
-@primitive
-def min(x, axis=None, keepdims=False):
-    return backend_of(x, op="min").min(x, axis=_axis(axis), keepdims=keepdims)
+max = primitive(_reduction("max"))
+min = primitive(_reduction("min"))
 
 
 amax, amin = max, min
@@ -845,19 +850,9 @@ def isneginf(x):
     return logical_and(isinf(x), less(x, 0))
 
 
-@notrace_primitive
-def all(x, axis=None, keepdims=False):
-    return backend_of(x, op="all").all(x, axis=_axis(axis), keepdims=keepdims)
-
-
-@notrace_primitive
-def any(x, axis=None, keepdims=False):
-    return backend_of(x, op="any").any(x, axis=_axis(axis), keepdims=keepdims)
-
-
-@notrace_primitive
-def count_nonzero(x, axis=None, keepdims=False):
-    return backend_of(x, op="count_nonzero").count_nonzero(x, axis=_axis(axis), keepdims=keepdims)
+all = notrace_primitive(_reduction("all"))
+any = notrace_primitive(_reduction("any"))
+count_nonzero = notrace_primitive(_reduction("count_nonzero"))
 
 
 @notrace_primitive

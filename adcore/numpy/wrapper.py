@@ -236,22 +236,22 @@ def ptp(a, axis=None, keepdims=False):
     return max(a, axis=axis, keepdims=keepdims) - min(a, axis=axis, keepdims=keepdims)
 
 
-@primitive
-def cumsum(x, axis=None):
-    """Cumulative sum along ``axis`` (of the flattened array when ``axis`` is None)."""
-    backend = backend_of(x, op="cumsum")
-    if axis is None:
-        x, axis = backend.reshape(x, (-1,)), 0
-    return backend.cumulative_sum(x, axis=axis)
+def _cumulative(name, api_name, what):
+    """NumPy's ``name(x, axis=None)`` through the standard's ``api_name`` (the flattened array when None)."""
+
+    def raw(x, axis=None):
+        backend = backend_of(x, op=name)
+        if axis is None:
+            x, axis = backend.reshape(x, (-1,)), 0
+        return getattr(backend, api_name)(x, axis=axis)
+
+    raw.__name__ = raw.__qualname__ = name
+    raw.__doc__ = f"Cumulative {what} along ``axis`` (of the flattened array when ``axis`` is None)."
+    return raw
 
 
-@primitive
-def cumprod(x, axis=None):
-    """Cumulative product along ``axis`` (of the flattened array when ``axis`` is None)."""
-    backend = backend_of(x, op="cumprod")
-    if axis is None:
-        x, axis = backend.reshape(x, (-1,)), 0
-    return backend.cumulative_prod(x, axis=axis)
+cumsum = primitive(_cumulative("cumsum", "cumulative_sum", "sum"))
+cumprod = primitive(_cumulative("cumprod", "cumulative_prod", "product"))
 
 
 def _nonnan_count(x, axis, keepdims):

@@ -17,7 +17,17 @@ import numpy as np
 
 from .base import Backend
 
-__all__ = ["Backend", "array_backend", "available", "backend_of", "default_backend", "get_backend", "set_backend", "use_backend"]
+__all__ = [
+    "Backend",
+    "array_backend",
+    "available",
+    "backend_of",
+    "default_backend",
+    "get_backend",
+    "register_traced_type",
+    "set_backend",
+    "use_backend",
+]
 
 NAMES = ("numpy", "cupy", "array_api_strict", "torch", "jax", "dask")
 
@@ -52,6 +62,8 @@ def get_backend(name):
         make = importlib.import_module("backends.torch").TorchBackend
     elif name == "jax":
         make = importlib.import_module("backends.jax").JaxBackend
+    elif name == "dask":
+        make = importlib.import_module("backends.dask").DaskBackend
     else:
         from .array_api import load
 
@@ -97,6 +109,12 @@ _NAMESPACE_TESTS = {
     "jax": array_api_compat.is_jax_namespace,
     "dask": array_api_compat.is_dask_namespace,
 }
+
+
+def register_traced_type(value_type):
+    """Declare that values of ``value_type`` wrap an array of some backend for differentiation (adcore's
+    boxes): they answer ``__array_namespace__`` but are arrays of no backend, so ``array_backend`` gives None."""
+    _by_type[value_type] = None
 
 
 def array_backend(value):

@@ -1,5 +1,5 @@
-"""Any other Array API library (array-api-strict, Dask) through array-api-compat; PyTorch and JAX,
-which differ in more, have modules of their own (``torch.py``, ``jax.py``)."""
+"""Any other Array API library (array-api-strict) through array-api-compat; PyTorch, JAX and Dask,
+which differ in more, have modules of their own (``torch.py``, ``jax.py``, ``dask.py``)."""
 
 import importlib
 
@@ -9,7 +9,7 @@ import numpy
 from .base import Backend
 
 #: backend name -> the module whose arrays it handles
-LIBRARIES = {"array_api_strict": "array_api_strict", "dask": "dask.array"}
+LIBRARIES = {"array_api_strict": "array_api_strict"}
 
 
 class StrictBackend(Backend):

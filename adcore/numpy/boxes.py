@@ -2,9 +2,9 @@
 
 import numpy as _np
 
-from backends import array_backend
+from backends import array_backend, backend_of, register_traced_type
 
-from ..core import Box
+from ..core import Box, getval
 from . import wrapper as anp
 from .selection import argsort
 
@@ -28,6 +28,14 @@ class ArrayBox(Box):
     T = property(lambda self: anp.transpose(self))
     real = property(lambda self: anp.real(self))
     imag = property(lambda self: anp.imag(self))
+    mT = property(lambda self: anp.matrix_transpose(self))
+    device = property(lambda self: backend_of(getval(self)).device(getval(self)))
+
+    def __array_namespace__(self, api_version=None):
+        """adcore's differentiable Array API namespace for this array's backend (see ``adcore.array_api``)."""
+        from ..array_api import namespace  # adcore.array_api is built on this package: imported at first use
+
+        return namespace(backend_of(getval(self)))
 
     def __len__(self):
         shape = anp.shape(self._value)
@@ -182,3 +190,4 @@ SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longd
 for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.bool_):
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)
+register_traced_type(ArrayBox)

@@ -7,12 +7,17 @@ Dask's graph, computed when the user calls ``compute`` or ``persist``.
 - ``broadcast_to`` gives the axes it stretches Dask's automatic chunks (Dask's own
   makes them one chunk), so the cotangent of a reduction over a large axis is
   chunked along it, within Dask's chunk size, and never one block of that axis.
+- Dask transforms only axes held in one chunk: ``fft`` functions get their
+  axes made one chunk first (``rechunk``, lazy).
 - Scatter-add (the VJP of integer indexing) is a weighted ``bincount`` of the
   flat positions, lazy, with memory of one output per block (the standard's
   one-hot fallback would need ``values.size * out.size``).
-- The linear algebra Dask lacks (``det``, ``slogdet``, ``eigh``, ``eigvalsh``,
-  ``pinv``, ``matrix_power``) has no composition from the standard's functions
-  and raises ``NotImplementedError`` naming the backend and the function.
+- Dask's linear algebra takes single 2-d matrices only (and lacks ``det``,
+  ``slogdet``, ``eigh``, ``eigvalsh``, ``pinv``): the factorisations run lazily
+  matrix by matrix with ``apply_gufunc``, each block's own library (NumPy)
+  factorising its stack of matrices, the two matrix axes in one chunk (a matrix
+  must fit one worker). ``eig`` is refused: its dtype (real or complex) depends
+  on the values, which a lazy array cannot know.
 """
 
 import array_api_compat.dask.array
@@ -25,6 +30,29 @@ from .base import Backend
 class DaskBackend(Backend):
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)
+
+    def lookup(self, api_name):
+        found = super().lookup(api_name)
+        if api_name == "fft":
+            return _OneChunkFFT(found)
+        if api_name == "linalg":
+            return _PerMatrixLinalg(found)
+        return found
+
+    def searchsorted(self, a, v, side="left", sorter=None):
+        """Dask's takes no ``sorter`` (``a`` is sorted by it first: the same positions) and fails on a 0-d
+        ``v`` (its blocks' results are NumPy scalars), searched as a 1-element array."""
+        if sorter is not None:
+            a = self.xp.take(a, sorter)
+        if v.ndim == 0:
+            return self.xp.reshape(self.xp.searchsorted(a, self.xp.reshape(v, (1,)), side=side), ())
+        return self.xp.searchsorted(a, v, side=side)
+
+    def scatter_add(self, shape, dtype, device, index, values):
+        """Dask's item assignment fails on an empty region: nothing to add there."""
+        if 0 in values.shape:
+            return self.xp.zeros(shape, dtype=dtype)
+        return super().scatter_add(shape, dtype, device, index, values)
 
     def broadcast_to(self, x, shape):
         out = self.xp.broadcast_to(x, shape)
@@ -57,3 +85,110 @@ class DaskBackend(Backend):
 
 def _bincount(positions, weights, size):
     return dask.array.bincount(positions.rechunk(weights.chunks), weights=weights, minlength=size)
+
+
+class _OneChunkFFT:
+    """Dask's ``fft`` namespace, with the axes a transform works on made one chunk first."""
+
+    ONE_AXIS = frozenset({"fft", "ifft", "rfft", "irfft", "hfft", "ihfft"})
+
+    def __init__(self, fft):
+        self._fft = fft
+
+    def __getattr__(self, name):
+        fun = getattr(self._fft, name)
+        if name.endswith("freq"):
+            return fun
+
+        def transform(x, *args, **kwargs):
+            axes = kwargs.get("axes")
+            if name in self.ONE_AXIS:
+                axes = (kwargs.get("axis", -1),)
+            elif axes is None:
+                axes = range(x.ndim)
+            elif isinstance(axes, int):
+                axes = (axes,)
+            return fun(x.rechunk({axis % x.ndim: -1 for axis in axes}), *args, **kwargs)
+
+        transform.__name__ = name
+        return transform
+
+
+class _PerMatrixLinalg:
+    """Dask's ``linalg`` namespace, with the factorisations applied matrix by matrix (see the module's docstring).
+
+    Each is NumPy's ``linalg`` function under a gufunc signature; the dtypes of its
+    outputs follow NumPy's (real eigenvalues, singular values and ``logabsdet``).
+    """
+
+    def __init__(self, linalg):
+        self._linalg = linalg
+
+    def __getattr__(self, name):
+        return getattr(self._linalg, name)
+
+    def inv(self, x):
+        return _per_matrix(numpy.linalg.inv, "(m,m)->(m,m)", (x,), (x.dtype,))
+
+    def det(self, x):
+        return _per_matrix(numpy.linalg.det, "(m,m)->()", (x,), (x.dtype,))
+
+    def slogdet(self, x):
+        return _per_matrix(lambda a: tuple(numpy.linalg.slogdet(a)), "(m,m)->(),()", (x,), (x.dtype, _real(x.dtype)))
+
+    def solve(self, a, b):
+        signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,k)->(m,k)"
+        return _per_matrix(numpy.linalg.solve, signature, (a, b), (numpy.result_type(a.dtype, b.dtype),))
+
+    def pinv(self, x, rtol=None):
+        return _per_matrix(lambda a: numpy.linalg.pinv(a, rtol=rtol), "(m,n)->(n,m)", (x,), (x.dtype,))
+
+    def cholesky(self, x, upper=False):
+        return _per_matrix(lambda a: numpy.linalg.cholesky(a, upper=upper), "(m,m)->(m,m)", (x,), (x.dtype,))
+
+    def eigh(self, x):
+        return _per_matrix(lambda a: tuple(numpy.linalg.eigh(a)), "(m,m)->(m),(m,m)", (x,), (_real(x.dtype), x.dtype))
+
+    def eigvalsh(self, x):
+        return _per_matrix(numpy.linalg.eigvalsh, "(m,m)->(m)", (x,), (_real(x.dtype),))
+
+    def eig(self, x):
+        raise NotImplementedError(
+            "linalg.eig: the dask backend cannot run it lazily (its dtype, real or complex, depends on the values)"
+        )
+
+    def svd(self, x, full_matrices=True):
+        m, n = x.shape[-2:]
+        k = min(m, n)
+        signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+        svd = lambda a: tuple(numpy.linalg.svd(a, full_matrices=full_matrices))  # noqa: E731
+        return _per_matrix(svd, signature, (x,), (x.dtype, _real(x.dtype), x.dtype), {"k": k})
+
+    def svdvals(self, x):
+        k = min(x.shape[-2:])
+        return _per_matrix(numpy.linalg.svdvals, "(m,n)->(k)", (x,), (_real(x.dtype),), {"k": k})
+
+    def qr(self, x, mode="reduced"):
+        m, n = x.shape[-2:]
+        signature = "(m,n)->(m,m),(m,n)" if mode == "complete" else "(m,n)->(m,k),(k,n)"
+        qr = lambda a: tuple(numpy.linalg.qr(a, mode=mode))  # noqa: E731
+        return _per_matrix(qr, signature, (x,), (x.dtype, x.dtype), {"k": min(m, n)})
+
+
+def _per_matrix(fun, signature, arrays, dtypes, sizes=None):
+    """``fun`` of the stacks of matrices ``arrays``, lazily, with ``dask.array.apply_gufunc``."""
+    single = len(dtypes) == 1
+    return dask.array.apply_gufunc(
+        fun,
+        signature,
+        *arrays,
+        output_dtypes=dtypes[0] if single else list(dtypes),
+        output_sizes=sizes,
+        allow_rechunk=True,
+        vectorize=False,
+    )
+
+
+def _real(dtype):
+    """The real dtype of ``dtype``'s precision (float64 for complex128)."""
+    return numpy.empty(0, dtype=dtype).real.dtype

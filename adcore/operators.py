@@ -75,6 +75,8 @@ def unary_to_nary(unary_operator):
 
     @wraps(unary_operator)
     def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
+        if not callable(fun):
+            raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
         if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
             raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
 

@@ -83,6 +83,7 @@ CASES = [
     Bad("set argument", lambda b: grad(f)({1.0, 2.0}), TypeError, NOT_A_VALUE.format("set")),
     Bad("string to make_jvp", lambda b: make_jvp(double)("abc"), TypeError, r"make_jvp: argument 0 of double is a str"),
     Bad("None to jacobian", lambda b: jacobian(double)(None), TypeError, r"jacobian: argument 0 of double is a NoneType"),
+    Bad("non-callable function", lambda b: grad(3.0)(1.0), TypeError, r"grad: fun must be callable, got float 3.0"),
     Bad("traced value + string", lambda b: grad(lambda x: np.sum(x + "a"))(b.asarray([1.0])), TypeError, r"add|str"),
     Good(
         "nested list of floats (ragged)", lambda b: grad(lambda x: x[0][1] * 3.0)([[1.0, 2.0], [3.0]]), [[0.0, 3.0], [0.0]], False

@@ -116,11 +116,6 @@ def unary_to_nary(unary_operator):
     return nary_operator
 
 
-def _traced_output(fun):
-    """``fun`` with a returned container of traced values made one traced value."""
-    return wraps(fun)(lambda x: _builtins.container(fun(x)))
-
-
 def _array_vspace(op, fun, ans, x_vs):
     """The output's space, checking that the input (and the output, unless None) are arrays:
     a Jacobian of containers would need a container of Jacobians."""
@@ -151,6 +146,69 @@ def _output_vspace(op, fun, ans):
         ) from None
 
 
+def _space_name(vs):
+    """A value's space in words for an error message: shape, dtype, backend and device, or the container."""
+    if not hasattr(vs, "shape"):
+        items = ", ".join(map(_space_name, vs.spaces))
+        return f"a {vs.container_type.__name__} of ({items})"
+    return f"shape {tuple(vs.shape)} and dtype {vs.dtype} ({vs.backend.name}, device {vs.device})"
+
+
+def _in_space(where, what, expected_vs, given):
+    """``given`` (a cotangent or tangent) as a value of ``expected_vs``, or an error saying how it differs.
+
+    Shapes and container structures must match exactly; the dtype must be of the same kind
+    (real floating-point or complex), in any precision: an integer, boolean or complex value
+    for a real space would be silently cast or dropped, a float64 one for float32 only
+    promotes the result, as in autograd. Arrays must be of the space's backend and device.
+    A Python scalar is weakly typed: it is taken for a 0-d space of any dtype of its kind and
+    converted to it (``vjp(1.0)``). Errors follow JAX's ``vjp``: ``ValueError`` for a shape
+    or structure, ``TypeError`` for a type or dtype.
+    """
+    try:
+        given_vs = vspace(given)
+    except TypeError:
+        raise TypeError(f"{where}: the {what} is a {type(given).__name__}; expected {_space_name(expected_vs)}") from None
+    _check_same_space(where, what, expected_vs, given_vs, strict=not isinstance(given, (int, float, complex)))
+    if isinstance(given, (int, float, complex)) and hasattr(expected_vs, "shape"):
+        return expected_vs.scalar_mul(expected_vs.ones(), given)
+    return given
+
+
+def _check_same_space(where, what, expected, given, strict):
+    """``strict``: also the backend and device (not for Python scalars, which have neither, nor
+    items of containers, where a mixed backend is reported by the first operation that meets it)."""
+    differs = f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+    if hasattr(expected, "shape") != hasattr(given, "shape"):
+        raise TypeError(differs)
+    if not hasattr(expected, "shape"):
+        structure = (expected.container_type, expected.keys, len(expected.spaces))
+        if structure != (given.container_type, given.keys, len(given.spaces)):
+            raise ValueError(differs)
+        for expected_item, given_item in zip(expected.spaces, given.spaces):
+            _check_same_space(where, what, expected_item, given_item, strict=False)
+        return
+    if tuple(given.shape) != tuple(expected.shape):
+        raise ValueError(differs)
+    if expected.differentiable and not (given.differentiable and given.iscomplex == expected.iscomplex):
+        raise TypeError(differs)
+    if strict and expected.device is not None and (given.backend is not expected.backend or given.device != expected.device):
+        raise ValueError(differs)
+
+
+def _checked_output(op, fun):
+    """``fun`` with a returned container made one traced value, and an output that is no array,
+    scalar or container of them refused at once (not at the first ``vjp`` call)."""
+
+    @wraps(fun)
+    def traced(x):
+        ans = _builtins.container(fun(x))
+        _output_vspace(op, fun, ans)
+        return ans
+
+    return traced
+
+
 @unary_to_nary
 def make_vjp(fun, x):
     """``(vjp, ans)``: ``ans = fun(x)`` and ``vjp(g)``, the cotangent of ``x`` for an output cotangent ``g``.
@@ -160,11 +218,28 @@ def make_vjp(fun, x):
     ``fun`` may return a (nested) tuple, list or dict of arrays; ``g`` then has
     the same structure.
 
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns no array, scalar or container of them. From ``vjp(g)``:
+        if ``g`` is not an array or scalar, or its dtype is not of the kind of
+        ``ans``'s (real floating-point or complex; a real Python scalar is taken for either).
+    ValueError
+        From ``vjp(g)``, if ``g`` has another shape (or container structure),
+        backend or device than ``ans``.
+
     >>> vjp, ans = make_vjp(lambda x: x * x)(3.0)
     >>> float(ans), float(vjp(1.0))
     (9.0, 6.0)
     """
-    return _make_vjp(_traced_output(fun), x)
+    unchecked_vjp, ans = _make_vjp(_checked_output("make_vjp", fun), x)
+    ans_vs = vspace(ans)
+    where = f"make_vjp: vjp of {fun.__name__}"
+
+    def vjp(g):
+        return unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))
+
+    return vjp, ans
 
 
 @unary_to_nary
@@ -173,11 +248,24 @@ def make_jvp(fun, x):
 
     ``v`` has the shape and dtype of ``x``; the tangent those of ``fun(x)``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        From ``jvp(v)``: if ``fun`` returns no array, scalar or container of them, or ``v`` is
+        not in the space of ``x`` (as for ``make_vjp``'s cotangent).
+
     >>> ans, tangent = make_jvp(lambda x: x * x)(3.0)(1.0)
     >>> float(tangent)
     6.0
     """
-    return _make_jvp(_traced_output(fun), x)
+    unchecked_jvp = _make_jvp(_checked_output("make_jvp", fun), x)
+    x_vs = vspace(x)
+    where = f"make_jvp: jvp of {fun.__name__}"
+
+    def jvp(v):
+        return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
+
+    return jvp
 
 
 @unary_to_nary

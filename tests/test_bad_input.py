@@ -183,6 +183,18 @@ CASES = [
         r"grad: <lambda> must return .*object",
     ),
     Bad(
+        "make_vjp of a function returning None",
+        lambda b: make_vjp(lambda x: None)(b.asarray(1.0)),
+        TypeError,
+        r"make_vjp: <lambda> must return",
+    ),
+    Bad(
+        "make_jvp of a function returning None",
+        lambda b: make_jvp(lambda x: None)(b.asarray(1.0))(1.0),
+        TypeError,
+        r"make_jvp: <lambda> must return",
+    ),
+    Bad(
         "non-scalar output to grad",
         lambda b: grad(double)(b.asarray([1.0, 2.0])),
         TypeError,
@@ -209,11 +221,79 @@ CASES = [
     Good("output not depending on the input", lambda b: grad(lambda x: 5.0)(b.asarray([1.0, 2.0])), [0.0, 0.0]),
     Bad("user function raising", lambda b: grad(lambda x: 1 / 0)(b.asarray(1.0)), ZeroDivisionError, r"division by zero"),
     # ---- cotangents and tangents
+    Bad(
+        "cotangent of the wrong shape",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0, 2.0, 3.0])),
+        ValueError,
+        VJP_SHAPE,
+    ),
+    Bad(
+        "cotangent that would broadcast",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0])),
+        ValueError,
+        r"make_vjp: vjp of double: the cotangent g has shape \(1,\)",
+    ),
+    Bad(
+        "scalar cotangent for an array output",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](1.0),
+        ValueError,
+        r"make_vjp: vjp of double: the cotangent g has shape \(\)",
+    ),
+    Bad(
+        "integer cotangent",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1, 2], "int64")),
+        TypeError,
+        r"make_vjp: vjp of double: the cotangent g has shape \(2,\) and dtype .*int64",
+    ),
+    Bad(
+        "complex cotangent for a real output",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0, 2.0], "complex128")),
+        TypeError,
+        r"cotangent g has .*complex128.*expected .*float64",
+    ),
+    Bad(
+        "None cotangent",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](None),
+        TypeError,
+        r"make_vjp: vjp of double: the cotangent g is a NoneType",
+    ),
+    Bad(
+        "cotangent from another backend",
+        lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](other_backend(b)),
+        ValueError,
+        r"make_vjp: vjp of double: the cotangent g has .*; expected",
+    ),
+    Bad(
+        "cotangent of the wrong shape, constant output",
+        lambda b: make_vjp(lambda x: 2.0)(b.asarray([1.0]))[0](b.asarray([1.0, 2.0])),
+        ValueError,
+        r"cotangent g has shape \(2,\)",
+    ),
+    Bad(
+        "cotangent missing an item of a tuple output",
+        lambda b: make_vjp(lambda x: (x, x))(b.asarray([1.0]))[0]((b.asarray([1.0]),)),
+        ValueError,
+        r"cotangent g has a tuple of \(shape \(1,\).*\); expected a tuple of \(shape",
+    ),
+    Bad(
+        "tangent of the wrong shape",
+        lambda b: make_jvp(double)(b.asarray([1.0, 2.0]))(b.asarray([1.0])),
+        ValueError,
+        r"make_jvp: jvp of double: the tangent v has shape \(1,\)",
+    ),
+    Bad(
+        "integer tangent",
+        lambda b: make_jvp(double)(b.asarray([1.0, 2.0]))(b.asarray([1, 1], "int64")),
+        TypeError,
+        r"make_jvp: jvp of double: the tangent v has .*int64",
+    ),
     Good(
         "float32 cotangent for a float64 output",
         lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0, 3.0], "float32")),
         [2.0, 6.0],
     ),
+    Good("Python float cotangent for a 0-d output", lambda b: make_vjp(double)(b.asarray(1.0))[0](1.0), 2.0),
+    Good("Python float tangent for a 0-d input", lambda b: make_jvp(double)(b.asarray(1.0))(1.0)[1], 2.0),
     # ---- keyword arguments
     Bad(
         "keyword a reduction does not take",

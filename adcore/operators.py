@@ -116,17 +116,15 @@ def unary_to_nary(unary_operator):
     return nary_operator
 
 
-def _array_vspace(op, fun, ans, x_vs):
-    """The output's space, checking that the input (and the output, unless None) are arrays:
+def _check_arrays(op, fun, x_vs, ans_vs=None):
+    """Check that the input's space (and the output's, if given) are of arrays:
     a Jacobian of containers would need a container of Jacobians."""
-    ans_vs = None if ans is None else _output_vspace(op, fun, ans)
     for what, vs in (("an argument", x_vs), ("an output", ans_vs)):
         if vs is not None and not hasattr(vs, "shape"):
             raise TypeError(
                 f"{op}: {fun.__name__} has {what} that is a container; Jacobians are taken of an array with "
                 "respect to an array: pass one argnum at a time and return one array"
             )
-    return ans_vs
 
 
 def _check_real_scalar(op, fun, ans, vs):
@@ -360,16 +358,31 @@ def jacrev(fun, x):
            [0., 4.]])
     """
     vjp, ans = _make_vjp(fun, x)
-    return _jacobian_rows(fun, vjp, ans, vspace(x))
+    return _jacobian_rows(vjp, *_jacobian_spaces("jacrev", fun, ans, x))
 
 
-def _jacobian_rows(fun, vjp, ans, x_vs):
-    ans_vs = _array_vspace("jacobian", fun, ans, x_vs)
+def _jacobian_spaces(op, fun, ans, x):
+    """``(ans_vs, x_vs)``, checking that both are spaces of arrays."""
+    ans_vs, x_vs = _output_vspace(op, fun, ans), vspace(x)
+    _check_arrays(op, fun, x_vs, ans_vs)
+    return ans_vs, x_vs
+
+
+def _jacobian_rows(vjp, ans_vs, x_vs):
+    if ans_vs.size == 0:
+        return _empty_jacobian(ans_vs, x_vs)
     if ans_vs.iscomplex and not x_vs.iscomplex:
         rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
     else:
         rows = [vjp(e) for e in ans_vs.standard_basis()]
     return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+
+
+def _empty_jacobian(ans_vs, x_vs):
+    """The Jacobian when the output or the input has no entries: an empty array of shape
+    ``ans.shape + x.shape`` in the input's dtype (complex if either is), backend and device."""
+    dtype = ans_vs.dtype if ans_vs.iscomplex and not x_vs.iscomplex else x_vs.dtype
+    return x_vs.backend.zeros(ans_vs.shape + x_vs.shape, dtype=dtype, device=x_vs.device)
 
 
 @unary_to_nary
@@ -381,12 +394,14 @@ def jacfwd(fun, x):
     array([[2., 0.],
            [0., 4.]])
     """
-    jvp = _make_jvp(fun, x)
+    jvp = _make_jvp(_checked_output("jacfwd", fun), x)
     x_vs = vspace(x)
-    _array_vspace("jacfwd", fun, None, x_vs)
+    _check_arrays("jacfwd", fun, x_vs)
+    if x_vs.size == 0:
+        ans, _ = jvp(x_vs.zeros())
+        return _empty_jacobian(*_jacobian_spaces("jacfwd", fun, ans, x))
     columns = [jvp(e)[1] for e in x_vs.standard_basis()]
-    ans_shape = anp.shape(columns[0]) if columns else ()
-    return anp.reshape(anp.stack(columns, axis=-1), ans_shape + x_vs.shape)
+    return anp.reshape(anp.stack(columns, axis=-1), anp.shape(columns[0]) + x_vs.shape)
 
 
 @unary_to_nary
@@ -400,9 +415,9 @@ def jacobian(fun, x):
            [0., 4.]])
     """
     vjp, ans = _make_vjp(fun, x)
-    x_vs = vspace(x)
-    if _array_vspace("jacobian", fun, ans, x_vs).size <= x_vs.size:
-        return _jacobian_rows(fun, vjp, ans, x_vs)
+    ans_vs, x_vs = _jacobian_spaces("jacobian", fun, ans, x)
+    if ans_vs.size <= x_vs.size:
+        return _jacobian_rows(vjp, ans_vs, x_vs)
     return jacfwd(fun)(x)
 
 

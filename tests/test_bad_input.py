@@ -123,6 +123,8 @@ CASES = [
     # ---- empty arrays, 0-d arrays and scalars
     Good("empty array", lambda b: grad(f)(b.asarray(numpy.zeros(0))), numpy.zeros(0)),
     Good("empty 2-d array", lambda b: grad(f)(b.asarray(numpy.zeros((2, 0)))), numpy.zeros((2, 0))),
+    Good("jacobian of an empty array", lambda b: jacobian(double)(b.asarray(numpy.zeros(0))), numpy.zeros((0, 0))),
+    Good("jacobian of an empty output", lambda b: jacobian(lambda x: x[:0])(b.asarray([1.0, 2.0])), numpy.zeros((0, 2))),
     Good("0-d array", lambda b: grad(f)(b.asarray(3.0)), 6.0),
     Good("0-d float32 array", lambda b: grad(f)(b.asarray(3.0, "float32")), numpy.float32(6.0)),
     Good("Python float", lambda b: grad(f)(3.0), 6.0, False),
@@ -193,6 +195,12 @@ CASES = [
         lambda b: make_jvp(lambda x: None)(b.asarray(1.0))(1.0),
         TypeError,
         r"make_jvp: <lambda> must return",
+    ),
+    Bad(
+        "jacobian of a function returning None",
+        lambda b: jacobian(lambda x: None)(b.asarray([1.0])),
+        TypeError,
+        r"jacobian: <lambda> must return",
     ),
     Bad(
         "non-scalar output to grad",

@@ -123,6 +123,8 @@ CASES = [
     # ---- empty arrays, 0-d arrays and scalars
     Good("empty array", lambda b: grad(f)(b.asarray(numpy.zeros(0))), numpy.zeros(0)),
     Good("empty 2-d array", lambda b: grad(f)(b.asarray(numpy.zeros((2, 0)))), numpy.zeros((2, 0))),
+    Good("division by a Python zero", lambda b: grad(lambda x: np.sum(x / 0))(b.asarray([1.0, -1.0])), [numpy.inf, numpy.inf]),
+    Good("mean of an empty array", lambda b: grad(np.mean)(b.asarray(numpy.zeros(0))), numpy.zeros(0)),
     Good("jacobian of an empty array", lambda b: jacobian(double)(b.asarray(numpy.zeros(0))), numpy.zeros((0, 0))),
     Good("jacobian of an empty output", lambda b: jacobian(lambda x: x[:0])(b.asarray([1.0, 2.0])), numpy.zeros((0, 2))),
     Good("0-d array", lambda b: grad(f)(b.asarray(3.0)), 6.0),

@@ -9,6 +9,8 @@ Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
+import math
+
 import backends
 
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
@@ -161,7 +163,17 @@ defjvp(anp.add, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: bro
 defvjp(anp.subtract, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: -g))
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-def_elementwise(anp.divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: anp.divide(-ans, y))
+
+
+def reciprocal(y):
+    """``1 / y``, with IEEE division for a Python number too: ``1 / 0`` is ``inf`` (as NumPy's
+    ``x / 0``, whose derivative it is), not a ``ZeroDivisionError``; the result stays a weak scalar."""
+    if isinstance(y, (int, float)) and y == 0:
+        return math.copysign(math.inf, y)
+    return 1.0 / y
+
+
+def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 def_elementwise(
     anp.power,
     lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)),

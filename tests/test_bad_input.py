@@ -130,6 +130,15 @@ CASES = [
     Good("0-d array", lambda b: grad(f)(b.asarray(3.0)), 6.0),
     Good("0-d float32 array", lambda b: grad(f)(b.asarray(3.0, "float32")), numpy.float32(6.0)),
     Good("Python float", lambda b: grad(f)(3.0), 6.0, False),
+    Good(
+        "log at a Python zero",
+        lambda b: (grad(np.log)(0.0), grad(np.log)(-0.0), grad(np.log10)(0.0)),
+        (numpy.inf, -numpy.inf, numpy.inf),
+        False,
+    ),
+    Good(
+        "log1p and arctanh at their poles", lambda b: (grad(np.log1p)(-1.0), grad(np.arctanh)(1.0)), (numpy.inf, numpy.inf), False
+    ),
     Good("NumPy float32 scalar", lambda b: grad(f)(numpy.float32(3.0)), numpy.float32(6.0), False),
     Good("size-1 output of shape (1,)", lambda b: grad(double)(b.asarray([1.5])), [2.0]),
     # ---- non-finite inputs

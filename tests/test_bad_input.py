@@ -139,6 +139,7 @@ CASES = [
     Good(
         "log1p and arctanh at their poles", lambda b: (grad(np.log1p)(-1.0), grad(np.arctanh)(1.0)), (numpy.inf, numpy.inf), False
     ),
+    Good("nan_to_num of a Python float", lambda b: grad(np.nan_to_num)(2.0), 1.0, False),
     Good("NumPy float32 scalar", lambda b: grad(f)(numpy.float32(3.0)), numpy.float32(6.0), False),
     Good("size-1 output of shape (1,)", lambda b: grad(double)(b.asarray([1.5])), [2.0]),
     # ---- non-finite inputs

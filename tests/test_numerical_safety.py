@@ -102,6 +102,24 @@ def test_logsumexp_with_minus_infinity_entries(backend, dtype):
 
 
 @on_backends
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_logsumexp_of_minus_infinity_only_has_derivative_zero(backend, dtype):
+    x = backend.asarray([-INF, -INF], dtype)
+    assert_equal(backend, logsumexp(x), -INF)
+    g = grad(logsumexp)(x)
+    assert g.dtype == x.dtype
+    assert_equal(backend, g, [0.0, 0.0])
+    assert_equal(backend, tangent(logsumexp, x, backend.asarray([1.0, 1.0], dtype)), 0.0)
+    # per slice: a row of -inf among finite rows, and the sign of an empty sum
+    rows = backend.asarray([[-INF, -INF], [0.0, 0.0]], dtype)
+    assert_equal(backend, logsumexp(rows, axis=1), numpy.asarray([-INF, numpy.log(2.0)], dtype))
+    assert_equal(backend, grad(lambda r: np.sum(logsumexp(r, axis=1, keepdims=True)))(rows), [[0.0, 0.0], [0.5, 0.5]])
+    value, sign = logsumexp(x, return_sign=True)
+    assert_equal(backend, value, -INF)
+    assert_equal(backend, sign, 0.0)
+
+
+@on_backends
 def test_softmax_with_minus_infinity_entries(backend):
     x = backend.asarray([-INF, 0.0, 0.0])
     assert_equal(backend, softmax(x), [0.0, 0.5, 0.5])

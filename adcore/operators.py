@@ -155,13 +155,13 @@ def _space_name(vs):
 def _in_space(where, what, expected_vs, given):
     """``given`` (a cotangent or tangent) as a value of ``expected_vs``, or an error saying how it differs.
 
-    Shapes and container structures must match exactly; the dtype must be of the same kind
-    (real floating-point or complex), in any precision: an integer, boolean or complex value
-    for a real space would be silently cast or dropped, a float64 one for float32 only
-    promotes the result, as in autograd. Arrays must be of the space's backend and device.
-    A Python scalar is weakly typed: it is taken for a 0-d space of any dtype of its kind and
-    converted to it (``vjp(1.0)``). Errors follow JAX's ``vjp``: ``ValueError`` for a shape
-    or structure, ``TypeError`` for a type or dtype.
+    Shapes and container structures must match exactly. The dtype must be floating-point, and
+    real for a real space (an integer or boolean value would be cast, the imaginary part of a
+    complex one dropped, silently); a real value for a complex space is exact, and any
+    precision is taken (the derivative then has its input's dtype, as in autograd). Arrays
+    must be of the space's backend and device. A Python scalar is weakly typed: it is taken
+    for a 0-d space of any such dtype and converted to it (``vjp(1.0)``). Errors follow JAX's
+    ``vjp``: ``ValueError`` for a shape or structure, ``TypeError`` for a type or dtype.
     """
     try:
         given_vs = vspace(given)
@@ -188,7 +188,7 @@ def _check_same_space(where, what, expected, given, strict):
         return
     if tuple(given.shape) != tuple(expected.shape):
         raise ValueError(differs)
-    if expected.differentiable and not (given.differentiable and given.iscomplex == expected.iscomplex):
+    if expected.differentiable and not (given.differentiable and (expected.iscomplex or not given.iscomplex)):
         raise TypeError(differs)
     if strict and expected.device is not None and (given.backend is not expected.backend or given.device != expected.device):
         raise ValueError(differs)
@@ -220,8 +220,8 @@ def make_vjp(fun, x):
     ------
     TypeError
         If ``fun`` returns no array, scalar or container of them. From ``vjp(g)``:
-        if ``g`` is not an array or scalar, or its dtype is not of the kind of
-        ``ans``'s (real floating-point or complex; a real Python scalar is taken for either).
+        if ``g`` is not an array or scalar, or its dtype is not floating-point, or
+        complex for a real ``ans`` (any precision is taken; a Python scalar too).
     ValueError
         From ``vjp(g)``, if ``g`` has another shape (or container structure),
         backend or device than ``ans``.

@@ -16,8 +16,9 @@ Conventions chosen here:
   input is almost always a forgotten ``.0``. Integer arrays that are not differentiated are fine.
 - ``vjp(g)`` from ``make_vjp`` and ``jvp(v)`` from ``make_jvp`` check ``g`` and ``v`` as JAX does:
   ``ValueError`` for another shape or container structure, backend or device, ``TypeError`` for a
-  non-array or a dtype of another kind (integer, boolean, complex for real); another precision
-  (float32 for float64) is taken and promotes. A Python scalar is weakly typed (``vjp(1.0)``).
+  non-array or a dtype that would be silently cast or dropped (integer, boolean, complex for
+  real); another precision (float32 for float64) or a real value for a complex space is exact
+  and taken. A Python scalar is weakly typed (``vjp(1.0)``).
 - Non-finite inputs propagate as IEEE arithmetic says (no error, no silent zero).
 - Empty arrays give empty gradients and Jacobians of shape ``out.shape + in.shape``.
 """
@@ -311,6 +312,11 @@ CASES = [
         "float32 cotangent for a float64 output",
         lambda b: make_vjp(double)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0, 3.0], "float32")),
         [2.0, 6.0],
+    ),
+    Good(
+        "real cotangent for a complex output",
+        lambda b: make_vjp(lambda x: x * 1j)(b.asarray([1.0, 2.0]))[0](b.asarray([1.0, 3.0])),
+        [0.0, 0.0],
     ),
     Good("Python float cotangent for a 0-d output", lambda b: make_vjp(double)(b.asarray(1.0))[0](1.0), 2.0),
     Good("Python float tangent for a 0-d input", lambda b: make_jvp(double)(b.asarray(1.0))(1.0)[1], 2.0),

@@ -75,6 +75,8 @@ def unary_to_nary(unary_operator):
 
     @wraps(unary_operator)
     def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
+        if not callable(fun):
+            raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
         if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
             raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
 
@@ -114,22 +116,15 @@ def unary_to_nary(unary_operator):
     return nary_operator
 
 
-def _traced_output(fun):
-    """``fun`` with a returned container of traced values made one traced value."""
-    return wraps(fun)(lambda x: _builtins.container(fun(x)))
-
-
-def _array_vspace(op, fun, ans, x_vs):
-    """The output's space, checking that the input (and the output, unless None) are arrays:
+def _check_arrays(op, fun, x_vs, ans_vs=None):
+    """Check that the input's space (and the output's, if given) are of arrays:
     a Jacobian of containers would need a container of Jacobians."""
-    ans_vs = None if ans is None else _output_vspace(op, fun, ans)
     for what, vs in (("an argument", x_vs), ("an output", ans_vs)):
         if vs is not None and not hasattr(vs, "shape"):
             raise TypeError(
                 f"{op}: {fun.__name__} has {what} that is a container; Jacobians are taken of an array with "
                 "respect to an array: pass one argnum at a time and return one array"
             )
-    return ans_vs
 
 
 def _check_real_scalar(op, fun, ans, vs):
@@ -149,6 +144,69 @@ def _output_vspace(op, fun, ans):
         ) from None
 
 
+def _space_name(vs):
+    """A value's space in words for an error message: shape, dtype, backend and device, or the container."""
+    if not hasattr(vs, "shape"):
+        items = ", ".join(map(_space_name, vs.spaces))
+        return f"a {vs.container_type.__name__} of ({items})"
+    return f"shape {tuple(vs.shape)} and dtype {vs.dtype} ({vs.backend.name}, device {vs.device})"
+
+
+def _in_space(where, what, expected_vs, given):
+    """``given`` (a cotangent or tangent) as a value of ``expected_vs``, or an error saying how it differs.
+
+    Shapes and container structures must match exactly. The dtype must be floating-point, and
+    real for a real space (an integer or boolean value would be cast, the imaginary part of a
+    complex one dropped, silently); a real value for a complex space is exact, and any
+    precision is taken (the derivative then has its input's dtype, as in autograd). Arrays
+    must be of the space's backend and device. A Python scalar is weakly typed: it is taken
+    for a 0-d space of any such dtype and converted to it (``vjp(1.0)``). Errors follow JAX's
+    ``vjp``: ``ValueError`` for a shape or structure, ``TypeError`` for a type or dtype.
+    """
+    try:
+        given_vs = vspace(given)
+    except TypeError:
+        raise TypeError(f"{where}: the {what} is a {type(given).__name__}; expected {_space_name(expected_vs)}") from None
+    _check_same_space(where, what, expected_vs, given_vs, strict=not isinstance(given, (int, float, complex)))
+    if isinstance(given, (int, float, complex)) and hasattr(expected_vs, "shape"):
+        return expected_vs.scalar_mul(expected_vs.ones(), given)
+    return given
+
+
+def _check_same_space(where, what, expected, given, strict):
+    """``strict``: also the backend and device (not for Python scalars, which have neither, nor
+    items of containers, where a mixed backend is reported by the first operation that meets it)."""
+    differs = f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+    if hasattr(expected, "shape") != hasattr(given, "shape"):
+        raise TypeError(differs)
+    if not hasattr(expected, "shape"):
+        structure = (expected.container_type, expected.keys, len(expected.spaces))
+        if structure != (given.container_type, given.keys, len(given.spaces)):
+            raise ValueError(differs)
+        for expected_item, given_item in zip(expected.spaces, given.spaces):
+            _check_same_space(where, what, expected_item, given_item, strict=False)
+        return
+    if tuple(given.shape) != tuple(expected.shape):
+        raise ValueError(differs)
+    if expected.differentiable and not (given.differentiable and (expected.iscomplex or not given.iscomplex)):
+        raise TypeError(differs)
+    if strict and expected.device is not None and (given.backend is not expected.backend or given.device != expected.device):
+        raise ValueError(differs)
+
+
+def _checked_output(op, fun):
+    """``fun`` with a returned container made one traced value, and an output that is no array,
+    scalar or container of them refused at once (not at the first ``vjp`` call)."""
+
+    @wraps(fun)
+    def traced(x):
+        ans = _builtins.container(fun(x))
+        _output_vspace(op, fun, ans)
+        return ans
+
+    return traced
+
+
 @unary_to_nary
 def make_vjp(fun, x):
     """``(vjp, ans)``: ``ans = fun(x)`` and ``vjp(g)``, the cotangent of ``x`` for an output cotangent ``g``.
@@ -158,11 +216,28 @@ def make_vjp(fun, x):
     ``fun`` may return a (nested) tuple, list or dict of arrays; ``g`` then has
     the same structure.
 
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns no array, scalar or container of them. From ``vjp(g)``:
+        if ``g`` is not an array or scalar, or its dtype is not floating-point, or
+        complex for a real ``ans`` (any precision is taken; a Python scalar too).
+    ValueError
+        From ``vjp(g)``, if ``g`` has another shape (or container structure),
+        backend or device than ``ans``.
+
     >>> vjp, ans = make_vjp(lambda x: x * x)(3.0)
     >>> float(ans), float(vjp(1.0))
     (9.0, 6.0)
     """
-    return _make_vjp(_traced_output(fun), x)
+    unchecked_vjp, ans = _make_vjp(_checked_output("make_vjp", fun), x)
+    ans_vs = vspace(ans)
+    where = f"make_vjp: vjp of {fun.__name__}"
+
+    def vjp(g):
+        return unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))
+
+    return vjp, ans
 
 
 @unary_to_nary
@@ -171,11 +246,24 @@ def make_jvp(fun, x):
 
     ``v`` has the shape and dtype of ``x``; the tangent those of ``fun(x)``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        From ``jvp(v)``: if ``fun`` returns no array, scalar or container of them, or ``v`` is
+        not in the space of ``x`` (as for ``make_vjp``'s cotangent).
+
     >>> ans, tangent = make_jvp(lambda x: x * x)(3.0)(1.0)
     >>> float(tangent)
     6.0
     """
-    return _make_jvp(_traced_output(fun), x)
+    unchecked_jvp = _make_jvp(_checked_output("make_jvp", fun), x)
+    x_vs = vspace(x)
+    where = f"make_jvp: jvp of {fun.__name__}"
+
+    def jvp(v):
+        return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
+
+    return jvp
 
 
 @unary_to_nary
@@ -270,16 +358,31 @@ def jacrev(fun, x):
            [0., 4.]])
     """
     vjp, ans = _make_vjp(fun, x)
-    return _jacobian_rows(fun, vjp, ans, vspace(x))
+    return _jacobian_rows(vjp, *_jacobian_spaces("jacrev", fun, ans, x))
 
 
-def _jacobian_rows(fun, vjp, ans, x_vs):
-    ans_vs = _array_vspace("jacobian", fun, ans, x_vs)
+def _jacobian_spaces(op, fun, ans, x):
+    """``(ans_vs, x_vs)``, checking that both are spaces of arrays."""
+    ans_vs, x_vs = _output_vspace(op, fun, ans), vspace(x)
+    _check_arrays(op, fun, x_vs, ans_vs)
+    return ans_vs, x_vs
+
+
+def _jacobian_rows(vjp, ans_vs, x_vs):
+    if ans_vs.size == 0:
+        return _empty_jacobian(ans_vs, x_vs)
     if ans_vs.iscomplex and not x_vs.iscomplex:
         rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
     else:
         rows = [vjp(e) for e in ans_vs.standard_basis()]
     return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+
+
+def _empty_jacobian(ans_vs, x_vs):
+    """The Jacobian when the output or the input has no entries: an empty array of shape
+    ``ans.shape + x.shape`` in the input's dtype (complex if either is), backend and device."""
+    dtype = ans_vs.dtype if ans_vs.iscomplex and not x_vs.iscomplex else x_vs.dtype
+    return x_vs.backend.zeros(ans_vs.shape + x_vs.shape, dtype=dtype, device=x_vs.device)
 
 
 @unary_to_nary
@@ -291,12 +394,14 @@ def jacfwd(fun, x):
     array([[2., 0.],
            [0., 4.]])
     """
-    jvp = _make_jvp(fun, x)
+    jvp = _make_jvp(_checked_output("jacfwd", fun), x)
     x_vs = vspace(x)
-    _array_vspace("jacfwd", fun, None, x_vs)
+    _check_arrays("jacfwd", fun, x_vs)
+    if x_vs.size == 0:
+        ans, _ = jvp(x_vs.zeros())
+        return _empty_jacobian(*_jacobian_spaces("jacfwd", fun, ans, x))
     columns = [jvp(e)[1] for e in x_vs.standard_basis()]
-    ans_shape = anp.shape(columns[0]) if columns else ()
-    return anp.reshape(anp.stack(columns, axis=-1), ans_shape + x_vs.shape)
+    return anp.reshape(anp.stack(columns, axis=-1), anp.shape(columns[0]) + x_vs.shape)
 
 
 @unary_to_nary
@@ -310,9 +415,9 @@ def jacobian(fun, x):
            [0., 4.]])
     """
     vjp, ans = _make_vjp(fun, x)
-    x_vs = vspace(x)
-    if _array_vspace("jacobian", fun, ans, x_vs).size <= x_vs.size:
-        return _jacobian_rows(fun, vjp, ans, x_vs)
+    ans_vs, x_vs = _jacobian_spaces("jacobian", fun, ans, x)
+    if ans_vs.size <= x_vs.size:
+        return _jacobian_rows(vjp, ans_vs, x_vs)
     return jacfwd(fun)(x)
 
 

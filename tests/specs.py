@@ -37,17 +37,18 @@ class Spec:
     joint: bool = False  # differentiate w.r.t. all arguments at once (argnum a tuple), not one by one
     dtypes: tuple = REAL
     skip: dict = field(default_factory=dict)  # backend name -> why this case cannot run there
+    elementwise: bool = False  # takes any shape (unary) or broadcasting pair (binary): tests/test_properties.py draws them
 
 
 def unary(fun, domain=R, shapes=((), (3,), (2, 3)), **options):
-    return [Spec(f"{fun.__name__}{shape}", fun, (shape,), (domain,), **options) for shape in shapes]
+    return [Spec(f"{fun.__name__}{shape}", fun, (shape,), (domain,), elementwise=True, **options) for shape in shapes]
 
 
 BROADCAST_PAIRS = [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,)), ((2, 3), ())]
 
 
 def binary(fun, domains=(R, R), pairs=BROADCAST_PAIRS, **options):
-    return [Spec(f"{fun.__name__}{a}{b}", fun, (a, b), domains, **options) for a, b in pairs]
+    return [Spec(f"{fun.__name__}{a}{b}", fun, (a, b), domains, elementwise=True, **options) for a, b in pairs]
 
 
 def cases(name, fun, shapes, domains=(R, R, R, R), **options):

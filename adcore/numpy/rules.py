@@ -9,6 +9,8 @@ Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 """
 
+import math
+
 import backends
 
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
@@ -100,13 +102,22 @@ def replace_zero(x, value):
     return anp.where(x == 0, value, x)
 
 
+def reciprocal(y):
+    """``1 / y``, with IEEE division for a Python number too: ``1 / 0`` is ``inf`` (NumPy's value, and
+    the derivative of ``log`` at 0 or of ``x / 0``), not a ``ZeroDivisionError``; the result stays a
+    weak scalar."""
+    if isinstance(y, (int, float)) and y == 0:
+        return math.copysign(math.inf, y)
+    return 1.0 / y
+
+
 # ---- unary elementwise ----
 
 defvjp(anp.negative, lambda ans, x: lambda g: -g)
 def_linear(anp.negative)
 def_elementwise_of_output(anp.exp, lambda ans: ans)
-def_elementwise(anp.log, lambda ans, x: 1.0 / x)
-def_elementwise(anp.log1p, lambda ans, x: 1.0 / (1.0 + x))
+def_elementwise(anp.log, lambda ans, x: reciprocal(x))
+def_elementwise(anp.log1p, lambda ans, x: reciprocal(1.0 + x))
 def_elementwise_of_output(anp.expm1, lambda ans: ans + 1.0)
 # sqrt at 0: derivative 0 rather than +inf, so sqrt(sum(x**2)) at x = 0 has the finite
 # subgradient 0 (the norm's) instead of 0 * inf = NaN; a documented convention (tests/test_edges.py).
@@ -123,9 +134,9 @@ def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
 def_elementwise(anp.arcsinh, lambda ans, x: 1.0 / anp.sqrt(x**2 + 1.0))
 def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.sqrt(x**2 - 1.0))
-def_elementwise(anp.arctanh, lambda ans, x: 1.0 / (1.0 - x**2))
-def_elementwise(anp.log2, lambda ans, x: 1.0 / (x * LN2))
-def_elementwise(anp.log10, lambda ans, x: 1.0 / (x * LN10))
+def_elementwise(anp.arctanh, lambda ans, x: reciprocal(1.0 - x**2))
+def_elementwise(anp.log2, lambda ans, x: reciprocal(x * LN2))
+def_elementwise(anp.log10, lambda ans, x: reciprocal(x * LN10))
 def_elementwise_of_output(anp.reciprocal, lambda ans: -(ans**2))
 
 
@@ -161,7 +172,9 @@ defjvp(anp.add, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: bro
 defvjp(anp.subtract, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: -g))
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-def_elementwise(anp.divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: anp.divide(-ans, y))
+
+
+def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 def_elementwise(
     anp.power,
     lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)),

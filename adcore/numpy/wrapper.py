@@ -135,7 +135,8 @@ def _widen(x):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN and infinities replaced by finite numbers (real input); the derivative is 0 at replaced entries."""
     value = getval(x)
-    finfo = backend_of(value, op="nan_to_num").finfo(value.dtype)
+    backend = backend_of(value, op="nan_to_num")
+    finfo = backend.finfo(value.dtype if hasattr(value, "dtype") else backend.dtype(type(value)))
     posinf = finfo.max if posinf is None else posinf
     neginf = finfo.min if neginf is None else neginf
     infinite = isinf(x)

@@ -661,20 +661,28 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     constant (any constant gives the same function), so the derivatives are those of the
     plain formula: ``softmax`` weights ``b exp(a - result)`` in ``a`` (autograd), and
     ``exp(a - result)`` in ``b``; every order, on every backend.
+
+    A slice whose entries are all -inf has the value -inf (as SciPy's) and derivative 0 in
+    every entry (moving a -inf entry by a finite amount leaves it -inf, so the value does not
+    change), where the plain formula gives 0 * inf = NaN (as JAX and PyTorch do, see
+    jax-ml/jax#6811 and pytorch/pytorch#31829): in log-space recursions (CTC, HMMs) -inf is
+    log 0, and a NaN there would poison every other gradient it is added to.
     """
     axes = _reduced_axes(a, axis)
     raw = getval(a)
     shift = anp.max(raw, axis=axes, keepdims=True) if anp.size(raw) else anp.sum(raw, axis=axes, keepdims=True)
+    no_mass = anp.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0
     shift = anp.where(anp.isfinite(shift), shift, 0.0)
     terms = anp.exp(anp.subtract(a, shift))
     if b is not None:
         terms = anp.multiply(b, terms)
     total = anp.sum(terms, axis=axes, keepdims=keepdims)
     if not keepdims:
-        shift = anp.squeeze(shift, axis=axes)
-    if return_sign:
-        return anp.add(anp.log(anp.abs(total)), shift), anp.sign(total)
-    return anp.add(anp.log(total), shift)
+        shift, no_mass = anp.squeeze(shift, axis=axes), anp.squeeze(no_mass, axis=axes)
+    sign = anp.sign(total)
+    total = anp.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
+    result = anp.where(no_mass, -math.inf, anp.add(anp.log(anp.abs(total) if return_sign else total), shift))
+    return (result, sign) if return_sign else result
 
 
 def softmax(x, axis=None):

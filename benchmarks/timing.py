@@ -12,7 +12,10 @@ def median_times(contenders, synchronize, repeats, warmup=2):
     contender once, starting one place further along the list each time, so
     that no contender always runs first or right after another. Before each
     call a full garbage collection (untimed) clears the previous contender's
-    garbage, so each pays only for the collections its own allocations cause.
+    garbage, so each pays only for the collections its own allocations cause;
+    the objects alive before the first repetition (imported modules, inputs)
+    are frozen out of the collector meanwhile (``gc.freeze``), so that neither
+    those collections nor the ones inside the calls walk them again and again.
     The device is synchronised before every clock read, so queued GPU work is
     counted.
 
@@ -35,13 +38,18 @@ def median_times(contenders, synchronize, repeats, warmup=2):
         for _ in range(warmup):
             contenders[name]()
     samples = {name: [] for name in names}
-    for repetition in range(repeats):
-        shift = repetition % len(names)
-        for name in names[shift:] + names[:shift]:
-            gc.collect()
-            synchronize()
-            start = perf_counter()
-            contenders[name]()
-            synchronize()
-            samples[name].append(perf_counter() - start)
+    gc.collect()
+    gc.freeze()
+    try:
+        for repetition in range(repeats):
+            shift = repetition % len(names)
+            for name in names[shift:] + names[:shift]:
+                gc.collect()
+                synchronize()
+                start = perf_counter()
+                contenders[name]()
+                synchronize()
+                samples[name].append(perf_counter() - start)
+    finally:
+        gc.unfreeze()
     return {name: statistics.median(times) for name, times in samples.items()}

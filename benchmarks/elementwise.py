@@ -29,7 +29,7 @@ def large_elementwise(ctx):
     size = SIZE[ctx.settings.quick]
     x = numpy.random.default_rng(0).standard_normal(size)
     hand = partial(damped_square_grad, ctx.adcore.put(x), ctx.backend.xp)
-    figures = compare(ctx, "d", gradient_calls(ctx, damped_square, (x,)), hand, memory=True)
+    figures = compare(ctx, "d", gradient_calls(ctx, damped_square, (x,)), hand, memory=True, warmup=0)
     adcore, base = figures.get("adcore", {}), figures[HAND]
     time_ratio = adcore.get(HAND)
     memory_ratio = (

@@ -87,16 +87,17 @@ class Peer:
         """Wait for this library's queued device work (a no-op on the CPU)."""
 
     def peak_memory(self, call):
-        """The peak bytes allocated during one ``call()``, as this library's allocator sees them, or None."""
-        return None
+        """``call()``'s result, and the peak bytes allocated while it ran as this library's allocator sees them
+        (None where it keeps no such count)."""
+        return call(), None
 
 
 def tracemalloc_peak(call):
-    """The peak bytes that ``tracemalloc`` saw allocated during ``call()`` (NumPy's arrays and Python's objects)."""
+    """``call()``'s result, and the peak bytes ``tracemalloc`` saw allocated meanwhile (NumPy's arrays and Python's objects)."""
     tracemalloc.start()
     try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
 
@@ -135,11 +136,11 @@ class AdcorePeer(Peer):
             return tracemalloc_peak(call)
         if self.backend.name == "cupy":
             return cupy_pool_peak(call)
-        return None
+        return call(), None
 
 
 def cupy_pool_peak(call):
-    """The bytes CuPy's default memory pool holds after ``call()``, started from an emptied pool.
+    """``call()``'s result, and the bytes CuPy's default memory pool holds after it, started from an emptied pool.
 
     The pool keeps every block it was given until told to free them, reusing
     freed ones, so what it holds afterwards is the call's high-water mark (in
@@ -151,9 +152,9 @@ def cupy_pool_peak(call):
     cupy.cuda.get_current_stream().synchronize()
     pool.free_all_blocks()
     before = pool.used_bytes()
-    call()
+    result = call()
     cupy.cuda.get_current_stream().synchronize()
-    return pool.total_bytes() - before
+    return result, pool.total_bytes() - before
 
 
 class AutogradPeer(Peer):
@@ -233,14 +234,14 @@ class TorchPeer(Peer):
 
     def peak_memory(self, call):
         if self.device == "cpu":
-            return None  # torch's CPU allocator is invisible to tracemalloc and keeps no peak
+            return call(), None  # torch's CPU allocator is invisible to tracemalloc and keeps no peak
         cuda = self.torch.cuda
         cuda.synchronize()
         cuda.reset_peak_memory_stats()
         before = cuda.memory_allocated()
-        call()
+        result = call()
         cuda.synchronize()
-        return cuda.max_memory_allocated() - before
+        return result, cuda.max_memory_allocated() - before
 
 
 class JaxPeer(Peer):

@@ -172,14 +172,24 @@ def plot(results, path):
 
     workloads = results["workloads"]
     names = list(dict.fromkeys(name for w in workloads for name in w["contenders"] if name != HAND))
-    figure, axes = plt.subplots(figsize=(max(8, 1.6 * len(workloads) + 2), 5), layout="constrained")
-    width = 0.8 / max(len(names), 1)
-    colours = plt.get_cmap("tab20")
-    for index, name in enumerate(names):
-        positions = [i + (index - (len(names) - 1) / 2) * width for i, w in enumerate(workloads) if name in w["contenders"]]
-        heights = [w["contenders"][name][HAND] for w in workloads if name in w["contenders"]]
-        axes.bar(positions, heights, width, label=name, color=colours(index % 20))
-    axes.axhline(1.0, color="black", linewidth=0.8)
+    libraries = list(dict.fromkeys(name.split()[0] for name in names))
+    modes = {}
+    colours = {}  # a library's contenders share a hue (tab20's pairs: dark, then light)
+    for name in names:
+        library = name.split()[0]
+        shade = modes.setdefault(library, 0)
+        modes[library] += 1
+        colours[name] = plt.get_cmap("tab20")((2 * libraries.index(library) + shade % 2) % 20)
+    figure, axes = plt.subplots(figsize=(max(8, 1.3 * len(workloads) + 4), 5), layout="constrained")
+    for position, workload in enumerate(workloads):
+        shown = [name for name in workload["contenders"] if name != HAND]
+        width = 0.8 / max(len(shown), 1)
+        for index, name in enumerate(shown):
+            offset = (index - (len(shown) - 1) / 2) * width
+            axes.bar(position + offset, workload["contenders"][name][HAND], width, color=colours[name])
+    for name, colour in colours.items():
+        axes.bar(0, 0, 0, color=colour, label=name)  # one legend entry per contender
+    axes.axhline(1.0, color="black", linewidth=0.8, label="hand-written")
     axes.set_yscale("log")
     axes.set_xticks(range(len(workloads)), [w["id"] for w in workloads])
     axes.set_xlabel("workload")

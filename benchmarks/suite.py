@@ -33,7 +33,7 @@ class Settings:
     warmup: int
 
 
-FULL = Settings(quick=False, repeats={"a": 15, "b": 15, "c": 15, "d": 5, "e": 15, "f": 9, "g": 3, "h": 3}, warmup=1)
+FULL = Settings(quick=False, repeats={"a": 9, "b": 9, "c": 9, "d": 3, "e": 15, "f": 9, "g": 3, "h": 3}, warmup=1)
 QUICK = Settings(quick=True, repeats={"a": 3, "b": 3, "c": 3, "d": 3, "e": 3, "f": 3, "g": 3, "h": 1}, warmup=1)
 
 
@@ -80,7 +80,7 @@ def check(name, value, reference, dtype):
 
     Each array may differ from its reference by ``RTOL[dtype]`` times the
     reference's largest entry (summation orders differ between libraries);
-    shapes must be equal.
+    shapes and dtypes must be equal.
     """
     values = value if isinstance(value, tuple) else (value,)
     references = reference if isinstance(reference, tuple) else (reference,)
@@ -89,8 +89,8 @@ def check(name, value, reference, dtype):
     for index, (ours, theirs) in enumerate(zip(values, references)):
         ours, theirs = numpy.asarray(ours), numpy.asarray(theirs)
         where = f"{name}, array {index}" if len(references) > 1 else name
-        if ours.shape != theirs.shape:
-            raise WrongDerivative(f"{where}: shape {ours.shape}, hand-written {theirs.shape}")
+        if ours.shape != theirs.shape or ours.dtype != theirs.dtype:
+            raise WrongDerivative(f"{where}: {ours.dtype}{list(ours.shape)}, hand-written {theirs.dtype}{list(theirs.shape)}")
         error = float(numpy.max(numpy.abs(ours - theirs), initial=0.0))
         scale = float(numpy.max(numpy.abs(theirs), initial=0.0))
         if not error <= RTOL[dtype] * scale:
@@ -100,10 +100,11 @@ def check(name, value, reference, dtype):
             )
 
 
-def checked_calls(ctx, workload_id, calls, reference, dtype="float64"):
+def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=False):
     """The calls whose result matches ``reference``; the others are reported in ``ctx.errors``.
 
-    Each call runs once here (which also compiles what compiles, and warms caches).
+    Each call runs once here (which also compiles what compiles, and warms
+    caches), with its peak memory measured if ``memory`` is true.
 
     Parameters
     ----------
@@ -114,21 +115,24 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64"):
 
     Returns
     -------
-    dict
+    passed : dict
         Contender name -> ``(peer, call)``, for the contenders that passed.
+    peaks : dict
+        Contender name -> peak bytes (None where not measured), for the same contenders.
     """
-    passed = {}
+    passed, peaks = {}, {}
     for name, (peer, call) in calls.items():
         try:
-            check(f"workload {workload_id}, {name}", peer.to_numpy(call()), reference, dtype)
+            value, peak = peer.peak_memory(call) if memory else (call(), None)
+            check(f"workload {workload_id}, {name}", peer.to_numpy(value), reference, dtype)
         except WrongDerivative as error:
             ctx.errors.append(str(error))
             continue
         except Exception as error:  # noqa: BLE001 - a contender that fails is reported with the others
             ctx.errors.append(f"workload {workload_id}, {name}: raised {type(error).__name__}: {error}")
             continue
-        passed[name] = (peer, call)
-    return passed
+        passed[name], peaks[name] = (peer, call), peak
+    return passed, peaks
 
 
 def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False, warmup=None):
@@ -144,7 +148,7 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     hand_written : callable
         Returns the derivative by hand, in the arrays of ``ctx.backend``.
     memory : bool
-        Also measure each contender's peak memory in one separate, untimed call.
+        Also measure each contender's peak memory, in the untimed call that checks it.
     warmup : int, optional
         Untimed calls of each before timing (default: the settings'); the check already made one.
 
@@ -153,17 +157,13 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     dict
         Contender name (the hand-written one first) -> ``{"seconds", "memory_bytes", "hand-written", "autograd"}``.
     """
-    reference = ctx.adcore.to_numpy(hand_written())
-    passed = checked_calls(ctx, workload_id, calls, reference, dtype)
+    reference, hand_peak = ctx.adcore.peak_memory(hand_written) if memory else (hand_written(), None)
+    passed, peaks = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
     timed = {HAND: ctx.adcore.finished(hand_written)}
     timed.update((name, peer.finished(call)) for name, (peer, call) in passed.items())
     seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), ctx.settings.warmup if warmup is None else warmup)
-    figures = {name: {"seconds": s, "memory_bytes": None} for name, s in seconds.items()}
-    if memory:
-        figures[HAND]["memory_bytes"] = ctx.adcore.peak_memory(hand_written)
-        for name, (peer, call) in passed.items():
-            figures[name]["memory_bytes"] = peer.peak_memory(call)
-    return add_ratios(figures)
+    peaks[HAND] = hand_peak
+    return add_ratios({name: {"seconds": s, "memory_bytes": peaks[name]} for name, s in seconds.items()})
 
 
 def add_ratios(figures, key="seconds"):

@@ -9,6 +9,7 @@ chosen backend, is listed in ``skipped`` with the reason instead.
 """
 
 import importlib.util
+import os
 import tracemalloc
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
@@ -287,8 +288,9 @@ class JaxPeer(Peer):
 def load_peers(backend, device, wanted=PEER_NAMES):
     """adcore on ``backend`` and each peer in ``wanted`` that can run beside it.
 
-    On ``cupy`` the peers run on the GPU (torch on CUDA, JAX on its GPU) and
-    autograd, NumPy only, is left out; on every other backend they run on the CPU.
+    On ``cupy`` the peers run on the GPU (torch on CUDA, JAX on its GPU, told
+    not to preallocate its memory pool) and autograd, NumPy only, is left out;
+    on every other backend they run on the CPU.
 
     Returns
     -------
@@ -298,6 +300,8 @@ def load_peers(backend, device, wanted=PEER_NAMES):
         Peer name -> why it is not timed (``"not installed"``, or what failed).
     """
     on_gpu = backend.name == "cupy"
+    if on_gpu:  # JAX would otherwise take 75% of the GPU's memory at its start, leaving CuPy and torch short
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     peers, skipped = [AdcorePeer(backend, device)], {}
     makers = {
         "autograd": (("autograd",), AutogradPeer),

@@ -3,12 +3,14 @@ the hand-written one, and timing them side by side.
 
 A workload's result is a dict (written to the JSON file as is)::
 
-    {"id": "a", "title": ..., "unit": "us/primitive" or "ms" or "s", "scale": <seconds -> unit>,
-     "contenders": {name: {"seconds": ..., "memory_bytes": ... or None, "hand-written": ratio, "autograd": ratio}},
+    {"id": "a", "title": ..., "unit": "us/primitive" or "ms" or "s",
+     "contenders": {name: {"seconds": ..., "memory_bytes": ... or None, "hand-written": ratio, "autograd": ratio, ...}},
      "skipped": {name: reason}, "target": {"goal": ..., "value": ..., "met": True/False/None} or None, ...}
 
 ``"hand-written"`` and ``"autograd"`` are each contender's time over theirs,
 measured in the same interleaved run (None where autograd was not timed).
+Workloads add their own figures: ``"us_per_primitive"`` (a, b, g),
+``"short_seconds"`` and ``"linearity"`` (g), ``"test_accuracy"`` (h).
 """
 
 from dataclasses import dataclass, field

@@ -111,7 +111,7 @@ def long_recurrence(ctx, scalar_chain_result=None):
     compares the cost per primitive with a's.
     """
     long_steps, short_steps = RECURRENCE_STEPS[ctx.settings.quick]
-    skip = {"jax": JAX_ON_RECURRENCE, "jax.jit": JAX_ON_RECURRENCE}
+    skip = {peer.name: JAX_ON_RECURRENCE for peer in ctx.peers if peer.name in ("jax", "jax.jit")}
     runs = {}
     for steps in (long_steps, short_steps):
         function = partial(recurrence, steps=steps)

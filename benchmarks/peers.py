@@ -76,10 +76,6 @@ class Peer:
         """``hvp(fun)(x, v)``: the Hessian of scalar ``fun`` at ``x`` times ``v``."""
         raise NotImplementedError
 
-    def compiled(self, call):
-        """``call`` as timed: this library's operator, compiled if the library compiles (identity here)."""
-        return call
-
     def finished(self, call):
         """``call`` followed by waiting for its result (identity for a library that returns finished values)."""
         return call
@@ -267,6 +263,7 @@ class JaxPeer(Peer):
         return lambda fun: self.compiled(operator(fun))
 
     def compiled(self, call):
+        """``call`` under ``jax.jit`` for the ``jax.jit`` contender, as is for eager ``jax``."""
         return self.jax.jit(call) if self.jit else call
 
     def put(self, value, dtype="float64"):

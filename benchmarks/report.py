@@ -51,7 +51,7 @@ def _cpu_model():
 
 def _git_commit():
     try:
-        run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        run = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     return run.stdout.strip() or None
@@ -116,7 +116,7 @@ def _machine_line(results):
     return (
         f"{machine['backend']} backend on {machine['device']} ({where}, {machine['cpus_usable']} of {machine['cpu_count']} CPUs"
         + (f", load average {load[0]:.1f} at start" if load else "")
-        + f"), Python {machine['python']}, "
+        + f"), adcore at commit {machine['adcore_commit'] or 'unknown'}, Python {machine['python']}, "
         + ", ".join(f"{name} {version}" for name, version in machine["versions"].items())
     )
 

@@ -1,7 +1,13 @@
-"""adcore's benchmarks, run as ``python -m benchmarks`` from the repository root.
+"""adcore's benchmark suite, run as ``python -m benchmarks`` from the repository root.
 
-An MLP trained on scikit-learn's handwritten digits with adcore's gradients
-(``digits``), its gradient timed against a hand-written one and HIPS/autograd
-(``timing``), and the cost of one primitive on a long scalar chain
-(``overhead``).
+Workloads (``__main__.WORKLOADS``): a, b the cost of one primitive on scalar
+and small-array chains (``overhead``); c an MLP gradient in float64 and
+float32 (``mlp``); d a large elementwise gradient, time and memory
+(``elementwise``); e a Hessian-vector product and f full Jacobians
+(``curvature``); g a long recurrence, linearity and memory (``overhead``); h
+training a digits classifier to a fixed accuracy (``digits``). Each is timed
+for adcore, the hand-written derivative and each installed peer (``peers``),
+side by side (``timing``), after every derivative is checked against the
+hand-written one (``suite``); ``report`` prints the table, draws the plot and
+writes README's results.
 """

@@ -1,193 +1,145 @@
-"""``python -m benchmarks``: train the digits MLP with adcore's gradients, check that gradient
-against a hand-written one, time both (and HIPS/autograd) side by side, print a table, write JSON.
+"""``python -m benchmarks``: time adcore's derivatives against hand-written ones and the peer
+libraries installed, on fixed workloads; print a table, write JSON (and a plot, and README's table).
 
-Exits with status 1 if adcore's gradient differs from the hand-written one.
+Every contender's derivative is checked against the hand-written one before
+it is timed; the run exits with status 1 if any differs (or fails), and then
+writes no files.
 """
 
 import argparse
 import json
-import platform
 import sys
-from dataclasses import dataclass
-from functools import partial
-from importlib.metadata import PackageNotFoundError, version
+from datetime import datetime, timezone
 from time import perf_counter
 
 import numpy
 from rich.console import Console
-from rich.table import Table
 
-import adcore
-import adcore.numpy as anp
 import backends
 
-from . import digits, overhead
-from .timing import median_times
+from . import curvature, digits, elementwise, mlp, overhead, report
+from .peers import PEER_NAMES, load_peers
+from .suite import FULL, QUICK, Context
 
-#: The hidden layer: wide enough that the gradient is mostly array work, as in practice
-#: (the fixed cost per primitive is measured apart, by the scalar chain).
-HIDDEN = 256
+#: Letter -> (name, run(ctx, done) returning a list of workload results); ``done`` holds
+#: the results so far by id (workload g compares its cost per primitive with a's).
+WORKLOADS = {
+    "a": ("scalar-chain", lambda ctx, done: [overhead.scalar_chain(ctx)]),
+    "b": ("array-chain", lambda ctx, done: [overhead.array_chain(ctx)]),
+    "c": ("mlp", lambda ctx, done: [mlp.mlp_gradient(ctx, "float64"), mlp.mlp_gradient(ctx, "float32")]),
+    "d": ("elementwise", lambda ctx, done: [elementwise.large_elementwise(ctx)]),
+    "e": ("hvp", lambda ctx, done: [curvature.hessian_vector_product(ctx)]),
+    "f": ("jacobian", lambda ctx, done: [curvature.full_jacobian(ctx)]),
+    "g": ("recurrence", lambda ctx, done: [overhead.long_recurrence(ctx, done.get("a"))]),
+    "h": ("digits", lambda ctx, done: [digits.digits_classifier(ctx)]),
+}
+BY_NAME = {name: letter for letter, (name, _) in WORKLOADS.items()}
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How long a run is: Adam steps, and timed repetitions of each gradient."""
+def workload_letters(values):
+    """The letters of the workloads named in ``--only`` values (letters or names, repeated or comma-separated).
 
-    steps: int
-    mlp_repeats: int
-    chain_repeats: int
-    warmup: int
-
-
-FULL = Settings(steps=200, mlp_repeats=41, chain_repeats=21, warmup=3)
-QUICK = Settings(steps=20, mlp_repeats=5, chain_repeats=3, warmup=1)
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Naming the unknown workload and listing the known ones.
+    """
+    letters = []
+    for value in values:
+        for item in filter(None, (part.strip() for part in value.split(","))):
+            letter = item if item in WORKLOADS else BY_NAME.get(item)
+            if letter is None:
+                known = ", ".join(f"{letter} ({name})" for letter, (name, _) in WORKLOADS.items())
+                raise argparse.ArgumentTypeError(f"--only: unknown workload {item!r}; the workloads are {known}")
+            letters.append(letter)
+    return [letter for letter in WORKLOADS if letter in letters]
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--backend", default="numpy", choices=backends.NAMES, help="array backend (default: numpy)")
-    parser.add_argument("--hidden", type=int, default=HIDDEN, help=f"hidden units of the MLP (default: {HIDDEN})")
-    parser.add_argument("--json", default="benchmark-results.json", help="where to write the figures")
-    parser.add_argument("--quick", action="store_true", help="a short run, for tests (accuracy not meaningful)")
+    parser.add_argument("--backend", default="numpy", choices=backends.NAMES, help="adcore's array backend (default: numpy)")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a few minutes)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="WORKLOAD",
+        help="run only these workloads: letters or names, repeated or comma-separated ("
+        + ", ".join(f"{letter}={name}" for letter, (name, _) in WORKLOADS.items())
+        + ")",
+    )
+    parser.add_argument(
+        "--peers",
+        default=",".join(PEER_NAMES),
+        metavar="NAMES",
+        help=f"comma-separated peers to time beside adcore, if installed (default: {','.join(PEER_NAMES)}; '' for none)",
+    )
+    parser.add_argument("--json", default="benchmark-results.json", metavar="PATH", help="where to write the figures")
+    parser.add_argument("--plot", metavar="PATH", help="also draw the ratios as a PNG bar chart")
+    parser.add_argument("--readme", nargs="?", const="README.md", metavar="PATH", help="also rewrite README.md's results table")
     args = parser.parse_args(argv)
+    try:
+        args.only = workload_letters(args.only) if args.only else list(WORKLOADS)
+    except argparse.ArgumentTypeError as error:
+        parser.error(str(error))
+    args.peers = [name.strip() for name in args.peers.split(",") if name.strip()]
+    unknown = sorted(set(args.peers) - set(PEER_NAMES))
+    if unknown:
+        parser.error(f"--peers: unknown peer {', '.join(unknown)}; the peers are {', '.join(PEER_NAMES)}")
     reason = backends.unavailable_reason(args.backend)
     if reason is not None:
         parser.error(f"backend {args.backend} cannot run here: {reason}")
     return args
 
 
-def peer_libraries(backend):
-    """The automatic-differentiation libraries to time, as name -> (grad operator, NumPy namespace):
-    adcore, and HIPS/autograd when it is installed and the backend is NumPy (autograd's only one)."""
-    peers = {"adcore": (adcore.grad, anp)}
-    if backend.name == "numpy":
-        try:
-            import autograd
-            import autograd.numpy
-        except ImportError:
-            return peers
-        peers["autograd"] = (autograd.grad, autograd.numpy)
-    return peers
-
-
-def time_gradients(function, hand_written, args, peers, backend, repeats, warmup):
-    """Median seconds of each peer's gradient of ``function(*args, np)`` with respect to
-    ``args[0]``, and of ``hand_written(*args, xp)``, the same gradient by hand (see ``median_times``)."""
-    contenders = {name: partial(grad(function), *args, np) for name, (grad, np) in peers.items()}
-    contenders["hand-written"] = partial(hand_written, *args, backend.xp)
-    return median_times(contenders, backend.synchronize, repeats, warmup)
-
-
-def ratios(seconds):
-    """adcore's time over the hand-written and autograd times (None for one not timed)."""
-    return {
-        f"adcore/{name}": seconds["adcore"] / seconds[name] if name in seconds else None for name in ("hand-written", "autograd")
+def run(args, command, console):
+    """Every workload in ``args.only``; returns the results (see ``suite``) and the errors found."""
+    backend = backends.get_backend(args.backend)
+    device = str(backend.device(backend.from_numpy(numpy.zeros(1))))
+    peers, skipped = load_peers(backend, device, args.peers)
+    ctx = Context(backend, peers, skipped, QUICK if args.quick else FULL)
+    results = {
+        "command": command,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "quick": args.quick,
+        "machine": report.machine_info(backend, device),
+        "peers": {peer.name: {"version": peer.version, "device": peer.device} for peer in peers},
+        "skipped_peers": skipped,
+        "workloads": [],
     }
-
-
-def run(backend, hidden, settings):
-    """Every workload on ``backend``; returns the figures for the JSON file.
-
-    Raises
-    ------
-    digits.GradientMismatch
-        If adcore's gradient of the MLP loss differs from the hand-written one.
-    """
-    peers = peer_libraries(backend)
-    put = partial(backend.from_numpy, dtype="float64")
-    x_train, labels_train, x_test, labels_test = digits.load()
-    x, y = put(x_train), put(digits.one_hot(labels_train))
-    params = tuple(map(put, digits.init_params(hidden, seed=0)))
-    check_error = digits.check_gradient(params, x, y, backend)
-
-    start = perf_counter()
-    trained = digits.train(params, x, y, settings.steps, backend.xp)
-    backend.synchronize()
-    training_seconds = perf_counter() - start
-
-    mlp = time_gradients(digits.loss, digits.hand_grad, (params, x, y), peers, backend, settings.mlp_repeats, settings.warmup)
-    chain_args = (overhead.start(backend),)
-    chain = time_gradients(
-        overhead.chain, overhead.chain_derivative, chain_args, peers, backend, settings.chain_repeats, settings.warmup
-    )
-    primitives = overhead.STEPS * overhead.PRIMITIVES_PER_STEP
-    autograd_version = _version("autograd")
-    return {
-        "backend": backend.name,
-        "device": str(backend.device(x)),
-        "quick": settings is QUICK,
-        "python_version": platform.python_version(),
-        "numpy_version": numpy.__version__,
-        "autograd_present": autograd_version is not None,
-        "autograd_version": autograd_version,
-        "hidden": hidden,
-        "training_steps": settings.steps,
-        "training_seconds": training_seconds,
-        "train_accuracy": digits.accuracy(trained, x, labels_train, backend),
-        "test_accuracy": digits.accuracy(trained, put(x_test), labels_test, backend),
-        "gradient_check_max_relative_error": check_error,
-        "mlp_batch_size": x_train.shape[0],
-        "mlp_gradient_seconds": mlp,
-        "mlp_gradient_ratios": ratios(mlp),
-        "chain_steps": overhead.STEPS,
-        "chain_primitives": primitives,
-        "chain_seconds": chain,
-        "chain_us_per_primitive": {name: seconds / primitives * 1e6 for name, seconds in chain.items()},
-        "chain_ratios": ratios(chain),
-    }
-
-
-def _version(distribution):
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return None
-
-
-def results_table(results):
-    """The timings as a ``rich`` table: one row per workload, one column per contender and ratio."""
-    table = Table(
-        title=(
-            f"adcore on {results['backend']} ({results['device']}): digits MLP 64-{results['hidden']}-10, "
-            f"{results['training_steps']} Adam steps, train accuracy {results['train_accuracy']:.4f}, "
-            f"test accuracy {results['test_accuracy']:.4f}"
-        ),
-        caption=(
-            f"gradient check: largest relative difference {results['gradient_check_max_relative_error']:.1e}; "
-            f"medians of interleaved runs; Python {results['python_version']}, NumPy {results['numpy_version']}, "
-            f"autograd {results['autograd_version'] or 'not installed'}"
-        ),
-    )
-    table.add_column("workload")
-    for name in ("adcore", "hand-written", "autograd", "adcore / hand", "adcore / autograd"):
-        table.add_column(name, justify="right")
-    rows = [
-        ("MLP gradient (ms)", results["mlp_gradient_seconds"], 1e3, results["mlp_gradient_ratios"]),
-        ("scalar chain (µs per primitive)", results["chain_us_per_primitive"], 1, results["chain_ratios"]),
-    ]
-    for label, figures, scale, workload_ratios in rows:
-        times = [f"{figures[name] * scale:.2f}" if name in figures else "—" for name in ("adcore", "hand-written", "autograd")]
-        shown = [f"{r:.2f}" if r is not None else "—" for r in workload_ratios.values()]
-        table.add_row(label, *times, *shown)
-    return table
+    done = {}
+    for letter in args.only:
+        name, workload = WORKLOADS[letter]
+        start = perf_counter()
+        for result in workload(ctx, done):
+            done[result["id"]] = result
+            results["workloads"].append(result)
+        console.log(f"workload {letter} ({name}): {perf_counter() - start:.1f} s")
+    return results, ctx.errors
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    console = Console(width=120)
+    console = Console(width=160)
     start = perf_counter()
-    try:
-        results = run(backends.get_backend(args.backend), args.hidden, QUICK if args.quick else FULL)
-    except digits.GradientMismatch as error:
-        errors = Console(stderr=True)
-        errors.print("[bold red]adcore's gradient differs from the hand-written gradient:[/]")
-        errors.print(str(error), markup=False)
-        return 1
+    results, errors = run(args, " ".join(["python -m benchmarks", *argv]), console)
     results["total_seconds"] = perf_counter() - start
-    console.print(results_table(results))
+    console.print(report.results_table(results))
+    if errors:
+        stderr = Console(stderr=True, width=160)
+        stderr.print("[bold red]wrong or failing derivatives (no files written):[/]")
+        for line in errors:
+            stderr.print(f"  {line}", markup=False)
+        return 1
     with open(args.json, "w") as file:
         json.dump(results, file, indent=2)
-    console.print(f"total {results['total_seconds']:.1f} s; figures written to {args.json}")
+    written = [args.json]
+    for path, write in ((args.plot, report.plot), (args.readme, report.update_readme)):
+        if path:
+            write(results, path)
+            written.append(path)
+    console.print(f"total {results['total_seconds']:.1f} s; written: {', '.join(written)}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Side-by-side timing: the median of interleaved runs, so that a noisy machine slows every contender alike."""
 
 import gc
+import random
 import statistics
 from time import perf_counter
 
@@ -9,10 +10,15 @@ def median_times(contenders, synchronize, repeats, warmup=2):
     """The median wall time of each contender, in seconds.
 
     After ``warmup`` untimed calls of each, every repetition calls each
-    contender once, starting one place further along the list each time, so
-    that no contender always runs first or right after another. Before each
+    contender once, in an order drawn afresh (from a fixed seed), so that no
+    contender always runs first or right after the same other one: what one
+    library leaves behind (spinning threads, fragmented memory, the kernel's
+    huge pages in use) then slows each of the others alike. Before each
     call a full garbage collection (untimed) clears the previous contender's
-    garbage, so each pays only for the collections its own allocations cause.
+    garbage, so each pays only for the collections its own allocations cause;
+    the objects alive before the first repetition (imported modules, inputs)
+    are frozen out of the collector meanwhile (``gc.freeze``), so that neither
+    those collections nor the ones inside the calls walk them again and again.
     The device is synchronised before every clock read, so queued GPU work is
     counted.
 
@@ -35,13 +41,18 @@ def median_times(contenders, synchronize, repeats, warmup=2):
         for _ in range(warmup):
             contenders[name]()
     samples = {name: [] for name in names}
-    for repetition in range(repeats):
-        shift = repetition % len(names)
-        for name in names[shift:] + names[:shift]:
-            gc.collect()
-            synchronize()
-            start = perf_counter()
-            contenders[name]()
-            synchronize()
-            samples[name].append(perf_counter() - start)
+    orders = random.Random(0)
+    gc.collect()
+    gc.freeze()
+    try:
+        for _ in range(repeats):
+            for name in orders.sample(names, len(names)):
+                gc.collect()
+                synchronize()
+                start = perf_counter()
+                contenders[name]()
+                synchronize()
+                samples[name].append(perf_counter() - start)
+    finally:
+        gc.unfreeze()
     return {name: statistics.median(times) for name, times in samples.items()}

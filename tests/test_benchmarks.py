@@ -1,83 +1,196 @@
-"""The benchmark's own checks: its MLP gradient equals the hand-written one on every backend,
-a wrong gradient makes it fail, and a quick ``python -m benchmarks`` writes every figure."""
+"""The benchmark suite's own checks: its hand-written derivatives against finite differences, the MLP
+gradient on every backend, and small runs of ``python -m benchmarks`` (JSON, plot, README table,
+a wrong gradient exiting 1, a missing peer reported)."""
 
+import importlib.util
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy
 import pytest
 
 import adcore
-from benchmarks import digits
-from benchmarks.__main__ import main
+from benchmarks import curvature, digits, elementwise, mlp, overhead, peers, readme, report
+from benchmarks.__main__ import main, parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
 
-RESULT_KEYS = {
-    "backend",
-    "device",
-    "quick",
-    "python_version",
-    "numpy_version",
-    "autograd_present",
-    "autograd_version",
-    "hidden",
-    "training_steps",
-    "training_seconds",
-    "train_accuracy",
-    "test_accuracy",
-    "gradient_check_max_relative_error",
-    "mlp_batch_size",
-    "mlp_gradient_seconds",
-    "mlp_gradient_ratios",
-    "chain_steps",
-    "chain_primitives",
-    "chain_seconds",
-    "chain_us_per_primitive",
-    "chain_ratios",
-    "total_seconds",
-}
+
+def central_gradient(f, x, h=1e-6):
+    """The gradient of scalar ``f`` at the float64 array ``x`` by central differences."""
+    x = numpy.asarray(x, dtype=float)
+    grad = numpy.zeros_like(x)
+    for i in numpy.ndindex(x.shape):
+        step = numpy.zeros_like(x)
+        step[i] = h
+        grad[i] = (f(x + step) - f(x - step)) / (2 * h)
+    return grad
 
 
-def small_problem(backend, n=5, hidden=8):
-    """A few samples and parameters with non-zero biases, as arrays of ``backend`` on its device."""
-    rng = numpy.random.default_rng(1)
-    x = backend.asarray(rng.uniform(0.0, 1.0, (n, digits.N_PIXELS)))
-    y = backend.asarray(digits.one_hot(rng.integers(0, digits.N_CLASSES, n)))
-    params = tuple(backend.asarray(p + 0.1 * rng.standard_normal(p.shape)) for p in digits.init_params(hidden))
-    return params, x, y
+# ---- hand-written derivatives against finite differences (NumPy, small sizes) ----
+
+
+def test_chain_derivatives_match_finite_differences():
+    for x in (0.5, numpy.array([0.1, -0.7, 2.0])):
+        numeric = central_gradient(lambda v: numpy.sum(overhead.chain(v, numpy, steps=30)), x)
+        numpy.testing.assert_allclose(overhead.chain_derivative(x, numpy, steps=30), numeric, rtol=1e-7)
+    numeric = central_gradient(lambda v: overhead.recurrence(v, numpy, steps=200), 0.5)
+    numpy.testing.assert_allclose(overhead.recurrence_derivative(0.5, numpy, steps=200), numeric, rtol=1e-7)
+
+
+def test_mlp_hand_gradient_matches_finite_differences():
+    rng = numpy.random.default_rng(3)
+    params = tuple(p + 0.1 * rng.standard_normal(p.shape) for p in mlp.init_params((4, 5, 3, 3), rng))
+    x, y = rng.uniform(0, 1, (6, 4)), mlp.one_hot(rng.integers(0, 3, 6), 3)
+    hand = mlp.hand_grad(params, x, y, numpy)
+    for index, param in enumerate(params):
+
+        def loss_of(value, index=index):
+            return mlp.loss(params[:index] + (value,) + params[index + 1 :], x, y, numpy)
+
+        numpy.testing.assert_allclose(hand[index], central_gradient(loss_of, param), rtol=1e-6, atol=1e-9)
+
+
+def test_elementwise_hand_gradient_matches_finite_differences():
+    x = numpy.linspace(-2.0, 2.0, 7)
+    numeric = central_gradient(partial(elementwise.damped_square, np=numpy), x)
+    numpy.testing.assert_allclose(elementwise.damped_square_grad(x, numpy), numeric, rtol=1e-7)
+
+
+def test_curvature_hand_derivatives_match_finite_differences():
+    A, x, v = curvature.layer_inputs(5, seed=4)
+    jacobian = numpy.stack([central_gradient(lambda z, i=i: curvature.tanh_layer(z, A, numpy)[i], x) for i in range(5)])
+    numpy.testing.assert_allclose(curvature.tanh_layer_jacobian(x, A, numpy), jacobian, rtol=1e-7)
+
+    def gradient(z):
+        return central_gradient(lambda w: curvature.tanh_energy(w, A, numpy), z, h=1e-4)
+
+    t = 1e-4
+    numeric_hvp = (gradient(x + t * v) - gradient(x - t * v)) / (2 * t)
+    numpy.testing.assert_allclose(curvature.tanh_energy_hvp(x, v, A, numpy), numeric_hvp, rtol=1e-5, atol=1e-7)
+
+
+# ---- the MLP loss on every backend ----
 
 
 def test_mlp_gradient_equals_hand_written(backend):
-    params, x, y = small_problem(backend)
-    assert digits.check_gradient(params, x, y, backend.backend) <= 1e-8
-    for gradient, param in zip(adcore.grad(digits.loss)(params, x, y), params):
+    rng = numpy.random.default_rng(1)
+    params = tuple(backend.asarray(p + 0.1 * rng.standard_normal(p.shape)) for p in mlp.init_params((6, 8, 8, 3), rng))
+    x, y = backend.asarray(rng.uniform(0, 1, (5, 6))), backend.asarray(mlp.one_hot(rng.integers(0, 3, 5), 3))
+    ours = adcore.grad(mlp.loss)(params, x, y)
+    hand = mlp.hand_grad(params, x, y, backend.backend.xp)
+    for gradient, expected, param in zip(ours, hand, params):
         backend.check_device(gradient)
         assert gradient.shape == param.shape and gradient.dtype == param.dtype
+        numpy.testing.assert_allclose(backend.to_numpy(gradient), backend.to_numpy(expected), rtol=1e-10, atol=1e-14)
 
 
-def test_wrong_gradient_fails_the_run(monkeypatch, tmp_path, capsys):
-    right = digits.hand_grad
-    monkeypatch.setattr(digits, "hand_grad", lambda *args: tuple(g * 1.001 for g in right(*args)))
-    assert main(["--quick", "--json", str(tmp_path / "r.json")]) == 1
-    assert "differs from the hand-written gradient" in capsys.readouterr().err
+# ---- runs of the suite ----
+
+WORKLOAD_KEYS = {"id", "title", "unit", "contenders", "skipped", "target"}
+ENTRY_KEYS = {"seconds", "memory_bytes", "hand-written", "autograd"}
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Workloads shrunk so that a run takes seconds: short chains, a low accuracy to reach."""
+    monkeypatch.setattr(overhead, "STEPS", 50)
+    monkeypatch.setattr(overhead, "RECURRENCE_STEPS", {True: (400, 100), False: (400, 100)})
+    monkeypatch.setattr(digits, "TARGET_ACCURACY", {True: 0.5, False: 0.5})
+    monkeypatch.setattr(elementwise, "SIZE", {True: 1000, False: 1000})
+
+
+def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys):
+    paths = {name: tmp_path / name for name in ("r.json", "r.png", "README.md")}
+    paths["README.md"].write_text(f"# title\n{report.README_START}\nold\n{report.README_END}\ntail\n")
+    argv = ["--quick", "--only", "a,recurrence", "--only", "d", "--peers", "autograd", "--json", str(paths["r.json"])]
+    assert main(argv + ["--plot", str(paths["r.png"]), "--readme", str(paths["README.md"])]) == 0
+    results = json.loads(paths["r.json"].read_text())
+    assert {"command", "date", "quick", "machine", "peers", "skipped_peers", "workloads", "total_seconds"} == results.keys()
+    assert {"platform", "cpu_count", "versions", "backend", "device"} <= results["machine"].keys()
+    assert [w["id"] for w in results["workloads"]] == ["a", "d", "g"]
+    for workload in results["workloads"]:
+        assert WORKLOAD_KEYS <= workload.keys()
+        assert {"hand-written", "adcore", "autograd"} <= workload["contenders"].keys()
+        for entry in workload["contenders"].values():
+            assert ENTRY_KEYS <= entry.keys() and entry["seconds"] > 0
+        assert workload["contenders"]["hand-written"]["hand-written"] == 1.0
+        assert workload["skipped"]["torch"] == "not asked for (--peers)"
+        assert set(workload["target"]) == {"goal", "value", "met"}
+    a, d, g = results["workloads"]
+    assert a["contenders"]["adcore"]["us_per_primitive"] > 0
+    assert a["target"]["met"] is None  # torch was not timed
+    assert all(d["contenders"][name]["memory_bytes"] > 0 for name in ("hand-written", "adcore", "autograd"))
+    assert g["contenders"]["adcore"]["linearity"] > 0 and "a per primitive" in g["target"]["value"]
+    assert paths["r.png"].read_bytes().startswith(b"\x89PNG")
+    text = paths["README.md"].read_text()
+    assert text.startswith(f"# title\n{report.README_START}\nMeasured with `python -m benchmarks --quick")
+    assert "| a | adcore |" in text and "old" not in text and text.endswith(f"{report.README_END}\ntail\n")
+    assert "adcore vs target" in capsys.readouterr().out
+    paths["README.md"].write_text(f"{report.README_START}\n{report.README_END}\n")
+    assert readme.main([str(paths["r.json"]), str(paths["README.md"])]) == 0
+    assert "| a | adcore |" in paths["README.md"].read_text()
+
+
+def test_digits_and_mlp_workloads(small, monkeypatch, tmp_path):
+    monkeypatch.setattr(mlp, "SIZES", (20, 16, 16, 10))
+    monkeypatch.setattr(mlp, "BATCH", 8)
+    assert main(["--quick", "--only", "c,h", "--peers", "", "--json", str(tmp_path / "r.json")]) == 0
+    workloads = json.loads((tmp_path / "r.json").read_text())["workloads"]
+    assert [w["id"] for w in workloads] == ["c64", "c32", "h"]
+    assert workloads[1]["dtype"] == "float32"
+    h = workloads[2]
+    assert h["steps"] >= 1 and h["contenders"]["adcore"]["test_accuracy"] >= 0.5 and h["target"] is None
+
+
+def test_wrong_gradient_exits_1(small, monkeypatch, tmp_path, capsys):
+    right = overhead.chain_derivative
+    monkeypatch.setattr(overhead, "chain_derivative", lambda *args, **kwargs: right(*args, **kwargs) * 1.001)
+    assert main(["--quick", "--only", "a", "--peers", "autograd", "--json", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err
+    assert "workload a, adcore: largest difference" in err and "workload a, autograd" in err
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "array_api_strict"])
-def test_quick_run_writes_every_figure(tmp_path, backend_name):
+def test_missing_peer_is_reported(small, monkeypatch, tmp_path, capsys):
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "autograd" else find_spec(name, *a))
+    assert main(["--quick", "--only", "b", "--peers", "autograd", "--json", str(tmp_path / "r.json")]) == 0
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["skipped_peers"]["autograd"] == "not installed"
+    assert results["workloads"][0]["contenders"]["adcore"]["autograd"] is None
+    assert "autograd: not installed" in capsys.readouterr().out
+
+
+def test_peers_outside_numpy_backend():
+    _, skipped = peers.load_peers(adcore.get_backend("array_api_strict"), "cpu", wanted=("autograd",))
+    assert skipped["autograd"].startswith("NumPy only")
+
+
+def test_only_takes_letters_and_names():
+    assert parse_args(["--only", "h,scalar-chain", "--only", "jacobian"]).only == ["a", "f", "h"]
+    assert parse_args([]).only == list("abcdefgh")
+    with pytest.raises(SystemExit):
+        parse_args(["--only", "z"])
+    with pytest.raises(SystemExit):
+        parse_args(["--peers", "tensorflow"])
+
+
+def test_readme_without_markers_is_an_error(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("no markers\n")
+    with pytest.raises(ValueError, match="update_readme: .* needs the lines"):
+        report.update_readme({}, path)
+
+
+def test_command_line_on_array_api_strict(tmp_path):
     path = tmp_path / "r.json"
-    command = [sys.executable, "-m", "benchmarks", "--quick", "--backend", backend_name, "--json", str(path)]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "benchmarks", "--quick", "--only", "e", "--peers", "", "--backend", "array_api_strict"]
+    run = subprocess.run(command + ["--json", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     results = json.loads(path.read_text())
-    assert results.keys() == RESULT_KEYS
-    assert results["backend"] == backend_name and results["quick"] is True
-    assert 0.0 <= results["test_accuracy"] <= 1.0
-    assert results["gradient_check_max_relative_error"] <= 1e-8
-    for figures in ("mlp_gradient_seconds", "chain_seconds"):
-        assert {"adcore", "hand-written"} <= results[figures].keys()
-        assert all(seconds > 0 for seconds in results[figures].values())
-    assert results["mlp_gradient_ratios"]["adcore/hand-written"] > 0
+    assert results["machine"]["backend"] == "array_api_strict"
+    assert results["workloads"][0]["contenders"]["adcore"]["hand-written"] > 0

@@ -4,7 +4,7 @@ import numpy as _np
 
 from backends import array_backend
 
-from ..core import Box
+from ..core import Box, snapshots
 from . import wrapper as anp
 from .selection import argsort
 
@@ -182,3 +182,14 @@ SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longd
 for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.bool_):
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)
+
+
+def _array_snapshot(value):
+    """``Backend.snapshot`` for arrays of a library whose arrays are mutable; None for boxes, scalars, JAX."""
+    if type(value) in Box.types:
+        return None
+    backend = array_backend(value)
+    return backend.snapshot if backend is not None and backend.mutable_arrays else None
+
+
+snapshots.resolvers.append(_array_snapshot)

@@ -53,14 +53,20 @@ def snapshot_constants(args, argnums):
     ``snapshots`` (by the array layer: ``Backend.snapshot``). Cost: one
     dictionary lookup per constant argument of a recorded call, and a copy of
     each mutable array among them (``O(size)`` time and memory, e.g. the data
-    matrix of each layer of an MLP); calls on unboxed values pay nothing.
+    matrix of an MLP's first layer); calls on unboxed values pay nothing.
+    Measured on NumPy (2 shared CPU cores, medians of interleaved runs): about 5%
+    of the time per primitive of a scalar chain (``sin(x) * 0.999 + 0.001``) and
+    2-3% of the gradient of the digits MLP of ``python -m benchmarks`` (which
+    copies its 1437 x 64 inputs and its labels once per gradient).
     """
     copied = None
     for argnum, arg in enumerate(args):
+        if argnum in argnums:
+            continue
         snapshot = snapshots.get(type(arg), _UNSEEN)
         if snapshot is _UNSEEN:
             snapshot = snapshots.find(arg)
-        if snapshot is not None and argnum not in argnums:
+        if snapshot is not None:
             copied = copied or list(args)
             copied[argnum] = snapshot(arg)
     return args if copied is None else tuple(copied)

@@ -197,9 +197,9 @@ def primitive(f_raw):
 
     On unboxed arguments the wrapper calls ``f_raw`` directly. Rules for the
     wrapper are registered with ``defvjp``/``defjvp`` and friends. A call with
-    boxes of several traces is recorded in each, innermost first in the graph:
-    the raw result is computed by the wrapper itself on the values of the
-    innermost boxes, which records the call in the next trace out.
+    boxes of several traces is recorded in each: the wrapper calls itself on the
+    values of the innermost boxes (which records the call in the next trace out),
+    then records it in the innermost trace.
     """
     box_types = Box.types
 

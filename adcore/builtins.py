@@ -11,7 +11,20 @@ As in ``autograd.builtins``: ``isinstance`` and ``type`` see through boxes, and
 
 import builtins
 
-from .core import Box, VSpace, defjvp, defjvp_argnum, defvjp, defvjp_argnum, isbox, notrace_primitive, primitive, vspace
+from .core import (
+    Box,
+    VSpace,
+    defjvp,
+    defjvp_argnum,
+    defvjp,
+    defvjp_argnum,
+    isbox,
+    notrace_primitive,
+    primitive,
+    snapshot_value,
+    snapshots,
+    vspace,
+)
 
 isinstance = notrace_primitive(builtins.isinstance)
 type = notrace_primitive(builtins.type)
@@ -131,6 +144,21 @@ def _container_box(value):
 
 
 Box.type_mappings.resolvers.append(_container_box)
+
+
+def _container_snapshot(value):
+    """A container of the items' snapshots (``snapshot_value``); the container itself if no item needs one."""
+    keys = builtins.list(value) if builtins.isinstance(value, builtins.dict) else builtins.range(len(value))
+    items = [value[key] for key in keys]
+    copies = [snapshot_value(item) for item in items]
+    if all(copy is item for copy, item in zip(copies, items)):
+        return value
+    if builtins.isinstance(value, builtins.dict):
+        return _build(builtins.type(value), builtins.zip(keys, copies))
+    return _build(builtins.type(value), copies)
+
+
+snapshots.resolvers.append(lambda value: _container_snapshot if _container_box(value) else None)
 
 
 class ContainerVSpace(VSpace):

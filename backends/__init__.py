@@ -33,7 +33,7 @@ NAMES = ("numpy", "cupy", "array_api_strict", "torch", "jax", "dask")
 
 _loaded = {}
 _by_type = {}
-_default = contextvars.ContextVar("adcore_default_backend", default="numpy")
+_UNSEEN = object()
 
 
 def get_backend(name):
@@ -72,6 +72,12 @@ def get_backend(name):
 
     _loaded[name] = backend = make()
     return backend
+
+
+_default = contextvars.ContextVar(
+    "adcore_default_backend",
+    default=get_backend("numpy"),  # noqa: B039 - one Backend object per library, shared by every context
+)
 
 
 def unavailable_reason(name):
@@ -143,9 +149,8 @@ def backend_of(*values, op=None):
     """
     found = first = None
     for value in values:
-        try:
-            backend = _by_type[type(value)]
-        except KeyError:
+        backend = _by_type.get(type(value), _UNSEEN)
+        if backend is _UNSEEN:
             backend = array_backend(value)
         if backend is None:
             continue
@@ -162,25 +167,25 @@ def backend_of(*values, op=None):
                 f"{op or 'adcore'}: {backend.name} arrays on two devices in one call, "
                 f"{backend.device(first)} and {backend.device(value)}; move them to one device first"
             )
-    return found or get_backend(_default.get())
+    return found or _default.get()
 
 
 def default_backend():
     """The backend that serves calls with no array argument (``np.zeros(3)``)."""
-    return get_backend(_default.get())
+    return _default.get()
 
 
 def set_backend(name):
     """Make ``name`` the default backend in this thread and context; returns the backend."""
     backend = get_backend(name)
-    _default.set(backend.name)
+    _default.set(backend)
     return backend
 
 
 @contextmanager
 def use_backend(name):
     """``with use_backend("cupy"):`` makes ``name`` the default backend inside the block."""
-    token = _default.set(get_backend(name).name)
+    token = _default.set(get_backend(name))
     try:
         yield get_backend(name)
     finally:

@@ -34,9 +34,13 @@ class Backend:
     multi_device : bool
         Whether arrays of this library can live on different devices (so calls
         check that their arguments share one).
+    mutable_arrays : bool
+        Whether arrays of this library can be written to in place (so values saved
+        for a backward pass are snapshots, see ``snapshot``).
     """
 
     multi_device = True
+    mutable_arrays = True
 
     def __init__(self, name, xp):
         self.name = name
@@ -80,6 +84,14 @@ class Backend:
     def from_numpy(self, x, dtype=None, device=None):
         """An explicit copy of the NumPy array ``x`` in this library, on ``device``."""
         return self.xp.asarray(x, dtype=self.dtype(dtype), device=device)
+
+    def snapshot(self, x):
+        """A copy of ``x`` (same shape, dtype and device) that writes to ``x`` cannot reach.
+
+        Used for the arrays a recorded call keeps for its derivative; only called
+        when ``mutable_arrays`` is true.
+        """
+        return self.xp.asarray(x, copy=True)
 
     def getitem(self, x, index):
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""

@@ -138,3 +138,23 @@ def test_jax_backend_enables_float64():
     assert jax.config.jax_enable_x64
     x = jax_backend.from_numpy(numpy.array([1.0, 2.0]))
     assert str(x.dtype) == "float64" and str(adcore.grad(lambda x: np.sum(x**2))(x).dtype) == "float64"
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide"])
+@pytest.mark.parametrize(
+    ("x", "y"), [(numpy.float64(0.1), 0.7), (0.1, numpy.float64(0.7)), (numpy.float64(3.0), numpy.float64(0.0))]
+)
+def test_numpy_float64_scalar_arithmetic_is_the_ufuncs(name, x, y):
+    # NumPy's scalar operators stand in for the ufunc on float64 scalars: same type, value and warnings
+    ufunc = getattr(numpy, name)
+    with numpy.errstate(all="ignore"):
+        expected, actual = ufunc(x, y), getattr(backends.get_backend("numpy"), name)(x, y)
+    assert type(actual) is type(expected) is numpy.float64
+    assert actual == expected or (numpy.isnan(actual) and numpy.isnan(expected))
+    if name == "divide" and y == 0.0:
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            getattr(backends.get_backend("numpy"), name)(x, y)
+
+
+def test_numpy_python_floats_still_give_a_float64():
+    assert type(backends.get_backend("numpy").multiply(0.5, 2.0)) is numpy.float64

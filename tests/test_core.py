@@ -5,13 +5,15 @@ import math
 import pathlib
 import subprocess
 import sys
+import weakref
 
 import numpy
 import pytest
 
 import adcore.numpy as np
 from adcore import grad, jacobian, make_jvp, make_vjp
-from adcore.core import VJPNode, toposort, trace
+from adcore.core import VJPNode, getval, toposort, trace
+from adcore.core import make_vjp as make_vjp_core
 from adcore.extend import defjvp, defvjp, notrace_primitive, primitive
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -160,3 +162,35 @@ def test_garbage_collector_is_paused_during_a_trace_and_restored_after():
     with pytest.raises(ZeroDivisionError):
         grad(lambda x: 1 / 0)(1.0)
     assert seen[0] is False and gc.isenabled()
+
+
+def test_single_use_backward_pass_frees_each_node_after_its_vjp():
+    # the output of exp is saved by exp's VJP only; once that VJP has run, nothing holds it
+    alive_during_inner_vjp = []
+    saved = []
+
+    @primitive
+    def probe(x):
+        return x
+
+    defvjp(probe, lambda ans, x: lambda g: alive_during_inner_vjp.append(saved[0]() is not None) or g)
+
+    def f(x):
+        y = np.exp(probe(x))
+        saved.append(weakref.ref(getval(y)))
+        return np.sum(y)
+
+    x = numpy.array([0.5, 1.0])
+    vjp, _ = make_vjp_core(f, x, single_use=True)
+    numpy.testing.assert_array_equal(vjp(1.0), numpy.exp(x))
+    assert alive_during_inner_vjp == [False]
+    with pytest.raises(RuntimeError, match="single_use=True"):
+        vjp(1.0)
+
+
+def test_reusable_vjp_keeps_saved_values():
+    x = numpy.array([0.5, 1.0])
+    vjp, _ = make_vjp_core(lambda x: np.sum(np.exp(x) * np.sin(x)), x)
+    first = vjp(1.0)
+    numpy.testing.assert_array_equal(vjp(1.0), first)
+    numpy.testing.assert_array_equal(vjp(2.0), 2.0 * first)

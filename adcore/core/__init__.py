@@ -14,6 +14,8 @@ from .reverse import (
     defvjp_is_zero,
     make_vjp,
     primitive_vjps,
+    snapshot_value,
+    snapshots,
     toposort,
 )
 from .tracer import Box, Node, getval, isbox, new_box, nondifferentiable, notrace_primitive, primitive, trace
@@ -45,6 +47,8 @@ __all__ = [
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
+    "snapshot_value",
+    "snapshots",
     "toposort",
     "trace",
     "vspace",

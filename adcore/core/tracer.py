@@ -43,15 +43,18 @@ class TypeMap(dict):
 
     Lets the array layer teach the core about array types it cannot list in
     advance (any Array API library), without the core importing them. A
-    resolver takes a value and returns a handler for its type, or None.
+    resolver takes a value and returns a handler for its type, or None. For a
+    map that is not ``required``, a type no resolver knows has the handler None.
     """
 
-    def __init__(self, what):
+    def __init__(self, what, required=True):
         super().__init__()
         self.what = what
+        self.required = required
         self.resolvers = []
 
-    def of(self, value):
+    def find(self, value):
+        """The handler for ``type(value)``, or None if no resolver knows it (then cached if not ``required``)."""
         value_type = type(value)
         try:
             return self[value_type]
@@ -62,7 +65,23 @@ class TypeMap(dict):
             if handler is not None:
                 self[value_type] = handler
                 return handler
-        raise TypeError(f"{self.what} values of type {value_type.__module__}.{value_type.__qualname__}")
+        if not self.required:
+            self[value_type] = None
+        return None
+
+    def of(self, value):
+        """The handler for ``type(value)``.
+
+        Raises
+        ------
+        TypeError
+            If no handler is registered or resolved for ``type(value)``.
+        """
+        handler = self.find(value)
+        if handler is None:
+            value_type = type(value)
+            raise TypeError(f"{self.what} values of type {value_type.__module__}.{value_type.__qualname__}")
+        return handler
 
 
 class Box:
@@ -91,7 +110,8 @@ class Box:
 
 
 def new_box(value, trace_id, node):
-    return Box.type_mappings.of(value)(value, trace_id, node)
+    box_type = Box.type_mappings.get(type(value)) or Box.type_mappings.of(value)
+    return box_type(value, trace_id, node)
 
 
 def isbox(x):
@@ -142,44 +162,58 @@ def trace(start_node, fun, x):
     return end_box, None
 
 
-def find_top_boxed_args(args):
-    """The boxes of the innermost trace among ``args``: ``([(argnum, box)], trace_id, node type)``."""
-    top_trace_id = -1
-    top_boxes = []
-    top_node_type = None
+def unbox_innermost(args):
+    """``args`` with the boxes of the innermost trace replaced by their values.
+
+    Returns ``(argvals, argnums, parents, innermost_box, nested)``: the unboxed
+    arguments, the positions of the boxes of the innermost trace, their nodes, one
+    of those boxes (it gives the trace id and the node type), and whether boxes of
+    an outer trace are left among ``argvals`` (so the call must be recorded there too).
+    """
+    box_types = Box.types
+    top = None
+    for arg in args:
+        if type(arg) in box_types and (top is None or arg._trace_id > top._trace_id):
+            top = arg
+    top_id = top._trace_id
+    argvals = list(args)
+    argnums = []
+    parents = []
+    nested = False
     for argnum, arg in enumerate(args):
-        if type(arg) in Box.types:
-            trace_id = arg._trace_id
-            if trace_id > top_trace_id:
-                top_boxes = [(argnum, arg)]
-                top_trace_id = trace_id
-                top_node_type = type(arg._node)
-            elif trace_id == top_trace_id:
-                top_boxes.append((argnum, arg))
-    return top_boxes, top_trace_id, top_node_type
+        if type(arg) in box_types:
+            if arg._trace_id == top_id:
+                argvals[argnum] = value = arg._value
+                argnums.append(argnum)
+                parents.append(arg._node)
+                nested = nested or type(value) in box_types
+            else:
+                nested = True
+    return tuple(argvals), tuple(argnums), tuple(parents), top, nested
 
 
 def primitive(f_raw):
     """Wrap ``f_raw`` so that calls on boxes are recorded as nodes of the innermost trace.
 
     On unboxed arguments the wrapper calls ``f_raw`` directly. Rules for the
-    wrapper are registered with ``defvjp``/``defjvp`` and friends.
+    wrapper are registered with ``defvjp``/``defjvp`` and friends. A call with
+    boxes of several traces is recorded in each: the wrapper calls itself on the
+    values of the innermost boxes (which records the call in the next trace out),
+    then records it in the innermost trace.
     """
+    box_types = Box.types
 
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
-        boxed_args, trace_id, node_constructor = find_top_boxed_args(args)
-        if not boxed_args:
+        for arg in args:
+            if type(arg) in box_types:
+                break
+        else:
             return f_raw(*args, **kwargs)
-        argvals = list(args)
-        for argnum, box in boxed_args:
-            argvals[argnum] = box._value
-        argvals = tuple(argvals)
-        ans = f_wrapped(*argvals, **kwargs)
-        parents = tuple(box._node for _, box in boxed_args)
-        argnums = tuple(argnum for argnum, _ in boxed_args)
-        node = node_constructor(ans, f_wrapped, argvals, kwargs, argnums, parents)
-        return new_box(ans, trace_id, node)
+        argvals, argnums, parents, top, nested = unbox_innermost(args)
+        ans = f_wrapped(*argvals, **kwargs) if nested else f_raw(*argvals, **kwargs)
+        node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
+        return new_box(ans, top._trace_id, node)
 
     f_wrapped.fun = f_raw
     return f_wrapped

@@ -18,6 +18,9 @@ class VSpace:
     mappings = TypeMap("adcore has no vector space for")
     iscomplex = False
     differentiable = True
+    #: False where ``add`` is a static method (it needs nothing of the space, e.g. elementwise
+    #: addition of arrays): ``accumulate`` then calls it without building a space per sum.
+    add_needs_space = True
 
     def zeros(self):
         raise NotImplementedError
@@ -71,4 +74,8 @@ def accumulate(prev, new):
     """``prev + new`` (cotangents or tangents) in their space; ``prev`` None means nothing yet."""
     if prev is None:
         return new
-    return vspace(new).add(prev, new)
+    value = getval(new)
+    space = VSpace.mappings.of(value)
+    if getattr(space, "add_needs_space", True):
+        return space(value).add(prev, new)
+    return space.add(prev, new)

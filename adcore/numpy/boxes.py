@@ -4,7 +4,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, register_traced_type
 
-from ..core import Box, getval
+from ..core import Box, getval, snapshots
 from . import wrapper as anp
 from .selection import argsort
 
@@ -191,3 +191,14 @@ for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)
 register_traced_type(ArrayBox)
+
+
+def _array_snapshot(value):
+    """``Backend.snapshot`` for arrays of a library whose arrays are mutable; None for boxes, scalars, JAX."""
+    if type(value) in Box.types:
+        return None
+    backend = array_backend(value)
+    return backend.snapshot if backend is not None and backend.mutable_arrays else None
+
+
+snapshots.resolvers.append(_array_snapshot)

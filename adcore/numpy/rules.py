@@ -13,7 +13,7 @@ import math
 
 import backends
 
-from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, getval
+from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, defvjp_argnums, getval
 from . import wrapper as anp
 
 # ---- helpers named after what they undo ----
@@ -47,6 +47,23 @@ def unbroadcast_f(x, vjp):
     return lambda g: unbroadcast(vjp(g), meta)
 
 
+def unbroadcast_elementwise(x, ans, vjp):
+    """:func:`unbroadcast_f` for an elementwise function with output ``ans``, whose ``vjp(g)`` is in
+    the output's space: when argument ``x`` is in that space too, there is nothing to undo and
+    ``vjp`` is returned as it is (no metadata kept, no work per backward pass)."""
+    return vjp if same_space(x, ans) else unbroadcast_f(x, vjp)
+
+
+def same_space(x, ans):
+    """Whether a cotangent of ``ans`` is already one of ``x``: same shape and dtype (a Python
+    scalar ``x`` has no dtype, so only the shape and complexness must agree)."""
+    x_dtype = getattr(x, "dtype", None)
+    if x_dtype is None:
+        return not getattr(ans, "shape", ()) and (isinstance(x, complex) or not anp.iscomplexobj(ans))
+    ans_dtype = getattr(ans, "dtype", None)
+    return type(x_dtype) is type(ans_dtype) and x_dtype == ans_dtype and x.shape == ans.shape
+
+
 def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
     if not hasattr(getval(g), "shape"):
@@ -62,6 +79,39 @@ def broadcast(g, ans):
     return g
 
 
+def defvjp_elementwise(fun, *vjps):
+    """Reverse rules of an elementwise function: ``vjps[i](g, ans, *args)`` is the cotangent of
+    argument ``i`` in the output's space; broadcasting is then undone where the argument was broadcast.
+
+    The common case, one differentiated argument that was not broadcast, gets a VJP with no loop
+    and no metadata: this is most of the per-primitive cost of a scalar program. Its cotangent only
+    gets the argument's dtype back where the rule promoted it (a Python number that went through
+    the backend, as ``log(2.0)``, is a float64 scalar, which makes a float32 cotangent float64).
+    """
+
+    def vjp_argnums(argnums, ans, args, kwargs):
+        if len(argnums) == 1 and same_space(args[argnums[0]], ans):
+            vjp = vjps[argnums[0]]
+            dtype = getattr(ans, "dtype", None)
+
+            def vjp_same_space(g):
+                cotangent = vjp(g, ans, *args)
+                if dtype is not None and getattr(cotangent, "dtype", dtype) != dtype:
+                    cotangent = anp.astype(cotangent, dtype)
+                return (cotangent,)
+
+            return vjp_same_space
+        metas = [None if same_space(args[argnum], ans) else metadata(args[argnum]) for argnum in argnums]
+
+        def vjp_all(g):
+            cotangents = (vjps[argnum](g, ans, *args) for argnum in argnums)
+            return tuple(g if meta is None else unbroadcast(g, meta) for g, meta in zip(cotangents, metas))
+
+        return vjp_all
+
+    defvjp_argnums(fun, vjp_argnums)
+
+
 def def_elementwise(fun, *partials):
     """Rules of an elementwise function from its partial derivatives ``partial(ans, *args)``.
 
@@ -70,13 +120,13 @@ def def_elementwise(fun, *partials):
     broadcast for the JVP).
     """
 
-    def vjp(argnum, ans, args, kwargs):
-        return unbroadcast_f(args[argnum], lambda g: anp.multiply(g, partials[argnum](ans, *args)))
+    def vjp_of(partial):
+        return lambda g, ans, *args: anp.multiply(g, partial(ans, *args))
 
     def jvp(argnum, g, ans, args, kwargs):
         return broadcast(anp.multiply(g, partials[argnum](ans, *args)), ans)
 
-    defvjp_argnum(fun, vjp)
+    defvjp_elementwise(fun, *map(vjp_of, partials))
     defjvp_argnum(fun, jvp)
 
 
@@ -167,17 +217,24 @@ def_linear(anp.conj)
 
 # ---- binary elementwise ----
 
-defvjp(anp.add, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: g))
+defvjp_elementwise(anp.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defjvp(anp.add, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(g, ans))
-defvjp(anp.subtract, lambda ans, x, y: unbroadcast_f(x, lambda g: g), lambda ans, x, y: unbroadcast_f(y, lambda g: -g))
+defvjp_elementwise(anp.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-
-
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
+
+
+def power_partial_x(ans, x, y):
+    """``y * x**(y - 1)``; for the square (``y`` the number 2) ``y * x``, one pass over ``x`` less."""
+    if type(y) in (int, float) and y == 2:
+        return anp.multiply(y, x)
+    return anp.multiply(y, anp.power(x, y - 1))
+
+
 def_elementwise(
     anp.power,
-    lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)),
+    power_partial_x,
     lambda ans, x, y: anp.multiply(anp.log(replace_zero(x, 1.0)), ans),
 )
 def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
@@ -196,7 +253,9 @@ def_elementwise(
 )
 def_elementwise(anp.logaddexp, lambda ans, x, y: anp.exp(anp.subtract(x, ans)), lambda ans, x, y: anp.exp(anp.subtract(y, ans)))
 def_elementwise(anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: -anp.floor(anp.divide(x, y)))
-defvjp(anp.copysign, lambda ans, x, y: unbroadcast_f(x, lambda g: anp.multiply(g, anp.sign(x) * anp.sign(ans))), None)
+defvjp(
+    anp.copysign, lambda ans, x, y: unbroadcast_elementwise(x, ans, lambda g: anp.multiply(g, anp.sign(x) * anp.sign(ans))), None
+)
 defjvp(anp.copysign, lambda g, ans, x, y: broadcast(anp.multiply(g, anp.sign(x) * anp.sign(ans)), ans), None)
 
 
@@ -210,13 +269,16 @@ def inside_clip(a, a_min, a_max):
     return inside
 
 
-defvjp(anp.clip, lambda ans, a, a_min, a_max: unbroadcast_f(a, lambda g: anp.where(inside_clip(a, a_min, a_max), g, 0.0)))
+defvjp(
+    anp.clip,
+    lambda ans, a, a_min, a_max: unbroadcast_elementwise(a, ans, lambda g: anp.where(inside_clip(a, a_min, a_max), g, 0.0)),
+)
 defjvp(anp.clip, lambda g, ans, a, a_min, a_max: broadcast(anp.where(inside_clip(a, a_min, a_max), g, 0.0), ans))
 defvjp(
     anp.where,
     None,
-    lambda ans, c, x, y: unbroadcast_f(x, lambda g: anp.where(c, g, 0.0)),
-    lambda ans, c, x, y: unbroadcast_f(y, lambda g: anp.where(c, 0.0, g)),
+    lambda ans, c, x, y: unbroadcast_elementwise(x, ans, lambda g: anp.where(c, g, 0.0)),
+    lambda ans, c, x, y: unbroadcast_elementwise(y, ans, lambda g: anp.where(c, 0.0, g)),
 )
 defjvp(
     anp.where,

@@ -55,8 +55,8 @@ class ArrayVSpace(VSpace):
     def randn(self, rng):
         return self.backend.random_normal(rng, self.shape, self.dtype, self.device)
 
-    def add(self, x, y):
-        return anp.add(x, y)
+    add = staticmethod(anp.add)
+    add_needs_space = False
 
     def scalar_mul(self, x, a):
         return anp.multiply(x, a)

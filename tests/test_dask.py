@@ -103,5 +103,5 @@ def test_the_cotangent_of_a_reduction_over_a_large_axis_stays_in_chunks():
 
 def test_a_function_dask_cannot_run_lazily_raises_naming_it():
     x = chunked(numpy.eye(3) * 2.0, (3, 3))
-    with pytest.raises(NotImplementedError, match=r"linalg\.eigh: the dask backend has no function linalg\.eigh"):
-        grad(lambda x: np.sum(np.linalg.eigh(x)[0]))(x)
+    with pytest.raises(NotImplementedError, match=r"linalg\.eig: the dask backend cannot run it lazily"):
+        grad(lambda x: np.sum(np.real(np.linalg.eig(x)[0])))(x)

@@ -10,9 +10,10 @@ from functools import wraps
 
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
-from .core import defjvp_argnum, defvjp_argnum, isbox, primitive, vspace
+from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .numpy.rules import batch_safe_vjps, cotangent_batch
 
 __all__ = [
     "checkpoint",
@@ -259,27 +260,56 @@ def elementwise_grad(fun, x):
 
 @unary_to_nary
 def jacrev(fun, x):
-    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode:
-    one trace, then one backward pass per output entry.
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode.
 
-    For a complex output of a real input, each row takes two backward passes
-    (cotangents ``e`` and ``-1j e`` give the real and imaginary parts).
+    One trace, then the rows (the cotangents of ``x`` for each basis cotangent of the output):
+    when every primitive recorded has a batch-safe VJP (``adcore.numpy.rules.def_batch_safe_vjp``:
+    elementwise functions, sums, ``matmul``, ``tensordot``, reshapes...), all rows come from
+    one backward pass of the identity, shaped ``(fun(x).size,) + fun(x).shape``; otherwise
+    from one backward pass per row. Both give the same values.
+
+    For a complex output of a real input, the rows take two passes (cotangents ``e`` and
+    ``-1j e`` give the real and imaginary parts).
 
     >>> jacrev(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
     """
-    vjp, ans = _make_vjp(fun, x)
-    return _jacobian_rows(fun, vjp, ans, vspace(x))
+    ans, end_node = _trace_reverse(fun, x)
+    return _jacobian_rows(fun, ans, end_node, vspace(x))
 
 
-def _jacobian_rows(fun, vjp, ans, x_vs):
+def _trace_reverse(fun, x):
+    """``(fun(x), end node)``, traced for reverse mode; the node is None if the output does not depend on ``x``."""
+    return trace(VJPNode.new_root(), fun, x)
+
+
+def _batch_safe(end_node):
+    """Whether every primitive in the graph ending at ``end_node`` has a batch-safe VJP."""
+    return all(node.fun is None or node.fun in batch_safe_vjps for node in toposort(end_node))
+
+
+def _jacobian_rows(fun, ans, end_node, x_vs):
     ans_vs = _array_vspace("jacobian", fun, ans, x_vs)
+
+    def vjp(g):
+        return x_vs.zeros() if end_node is None else backward_pass(g, end_node)
+
+    pullback = vjp
     if ans_vs.iscomplex and not x_vs.iscomplex:
-        rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
+
+        def pullback(e):
+            return anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e))))
+
+    n = ans_vs.size
+    if n > 1 and end_node is not None and _batch_safe(end_node):
+        with cotangent_batch(1):
+            rows = pullback(anp.reshape(anp.eye_like(ans, n), (n,) + ans_vs.shape))
+        if anp.shape(rows) != (n,) + x_vs.shape:  # a cotangent that is zero whatever the row
+            rows = anp.broadcast_to(rows, (n,) + x_vs.shape)
     else:
-        rows = [vjp(e) for e in ans_vs.standard_basis()]
-    return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+        rows = anp.stack([pullback(e) for e in ans_vs.standard_basis()])
+    return anp.reshape(rows, ans_vs.shape + x_vs.shape)
 
 
 @unary_to_nary
@@ -309,10 +339,10 @@ def jacobian(fun, x):
     array([[2., 0.],
            [0., 4.]])
     """
-    vjp, ans = _make_vjp(fun, x)
+    ans, end_node = _trace_reverse(fun, x)
     x_vs = vspace(x)
     if _array_vspace("jacobian", fun, ans, x_vs).size <= x_vs.size:
-        return _jacobian_rows(fun, vjp, ans, x_vs)
+        return _jacobian_rows(fun, ans, end_node, x_vs)
     return jacfwd(fun)(x)
 
 

@@ -116,8 +116,14 @@ def unary_to_nary(unary_operator):
 
 
 def _traced_output(fun):
-    """``fun`` with a returned container of traced values made one traced value."""
-    return wraps(fun)(lambda x: _builtins.container(fun(x)))
+    """``fun`` with a returned container of traced values made one traced value (and ``fun``'s name,
+    for error messages; cheaper than ``functools.wraps``, which matters for ``hvp`` on small inputs)."""
+
+    def traced(x):
+        return _builtins.container(fun(x))
+
+    traced.__name__ = getattr(fun, "__name__", type(fun).__name__)
+    return traced
 
 
 def _array_vspace(op, fun, ans, x_vs):
@@ -363,11 +369,11 @@ def hvp(fun, argnum=0):
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
-    gradient = grad(fun, argnum)
+    jvp_of_gradient = make_jvp(grad(fun, argnum), argnum)
 
     def hessian_times(*args, **kwargs):
         *args, v = args
-        return make_jvp(gradient, argnum)(*args, **kwargs)(v)[1]
+        return jvp_of_gradient(*args, **kwargs)(v)[1]
 
     hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
     return hessian_times

@@ -71,6 +71,9 @@ def unbroadcast(g, meta):
     keep only its real part for a real argument. Leading batch axes (:func:`batch_ndim`) are kept."""
     x_shape, x_dtype, x_complex = meta
     batch = batch_ndim()
+    raw = getval(g)
+    if x_dtype is not None and getattr(raw, "dtype", None) == x_dtype and raw.shape[batch:] == x_shape:
+        return g  # already in the argument's space (the common case: nothing was broadcast)
     if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
     g_shape = anp.shape(g)
@@ -90,14 +93,17 @@ def unbroadcast_f(x, vjp):
 
 def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
-    if not hasattr(getval(g), "shape"):
+    raw, raw_ans = getval(g), getval(ans)
+    ans_dtype = getattr(raw_ans, "dtype", None)
+    if ans_dtype is not None and getattr(raw, "dtype", None) == ans_dtype and raw.shape == raw_ans.shape:
+        return g  # already in the output's space (the common case)
+    if not hasattr(raw, "shape"):
         return anp.multiply(g, anp.ones_like(ans))
     if anp.iscomplexobj(g) and not anp.iscomplexobj(ans):
         g = anp.real(g)
     ans_shape = anp.shape(ans)
     if anp.shape(g) != ans_shape:
         g = anp.broadcast_to(g, ans_shape)
-    ans_dtype = getattr(getval(ans), "dtype", None)
     if ans_dtype is not None and getval(g).dtype != ans_dtype:
         g = anp.astype(g, ans_dtype)
     return g
@@ -212,9 +218,18 @@ def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
 def_elementwise(anp.divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: anp.divide(-ans, y))
 
+
+def power_partial_x(ans, x, y):
+    """``y x**(y - 1)``; ``2 x`` for the constant exponent 2 (one product where a power and a product
+    would be traced: ``x**2`` is common, and its rules are themselves differentiated under nesting)."""
+    if type(y) in (int, float) and y == 2:
+        return anp.multiply(x, 2.0)
+    return anp.multiply(y, anp.power(x, y - 1))
+
+
 def_elementwise(
     anp.power,
-    lambda ans, x, y: anp.multiply(y, anp.power(x, y - 1)),
+    power_partial_x,
     lambda ans, x, y: anp.multiply(anp.log(replace_zero(x, 1.0)), ans),
 )
 def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
@@ -418,20 +433,26 @@ def drop_last(x):
 
 
 def grad_matmul_a(ans, a, b):
+    """``g b^T``; with a vector ``b``, the outer product ``g b``. A vector ``a`` against a matrix
+    ``b`` is the row vector ``g b^T`` too (one product, no reshapes: fast under nesting)."""
     a_nd, b_nd = anp.ndim(a), anp.ndim(b)
     if b_nd == 1:
         return unbroadcast_f(a, lambda g: anp.multiply(anp.expand_dims(g, -1), b))
-    if a_nd == 1:
+    if a_nd == 1 and b_nd > 2:
         return unbroadcast_f(a, lambda g: drop_last(anp.matmul(b, anp.expand_dims(g, -1))))
     return unbroadcast_f(a, lambda g: anp.matmul(g, swap_last(b)))
 
 
 def grad_matmul_b(ans, a, b):
+    """``a^T g``; with a vector ``a``, the outer product ``a g``. For a matrix ``a`` and a vector
+    ``b`` it is the row vector ``g a`` (one product, no transpose or reshapes)."""
     a_nd, b_nd = anp.ndim(a), anp.ndim(b)
     if a_nd == 1 and b_nd == 1:
         return unbroadcast_f(b, lambda g: anp.multiply(anp.expand_dims(g, -1), a))
     if a_nd == 1:
         return unbroadcast_f(b, lambda g: anp.multiply(anp.expand_dims(a, -1), anp.expand_dims(g, -2)))
+    if b_nd == 1 and a_nd == 2:
+        return unbroadcast_f(b, lambda g: anp.matmul(g, a))
     if b_nd == 1:
         return unbroadcast_f(b, lambda g: drop_last(anp.matmul(swap_last(a), anp.expand_dims(g, -1))))
     return unbroadcast_f(b, lambda g: anp.matmul(swap_last(a), g))

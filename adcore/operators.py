@@ -307,15 +307,35 @@ def _jacobian_rows(fun, ans, end_node, x_vs):
         def pullback(e):
             return anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e))))
 
-    n = ans_vs.size
-    if n > 1 and end_node is not None and _batch_safe(end_node):
-        with cotangent_batch(1):
-            rows = pullback(anp.reshape(anp.eye_like(ans, n), (n,) + ans_vs.shape))
-        if anp.shape(rows) != (n,) + x_vs.shape:  # a cotangent that is zero whatever the row
-            rows = anp.broadcast_to(rows, (n,) + x_vs.shape)
+    if ans_vs.size > 1 and end_node is not None and _batch_safe(end_node):
+        rows = _batched_rows(pullback, ans_vs, x_vs)
     else:
         rows = anp.stack([pullback(e) for e in ans_vs.standard_basis()])
     return anp.reshape(rows, ans_vs.shape + x_vs.shape)
+
+
+#: How many rows ``jacrev`` pushes through one backward pass, at most, is this number of entries
+#: divided by the entries of a row of cotangents of the output and the input (it bounds the memory
+#: of the batch; a Jacobian of 200 x 200 entries is one batch, of 10^4 x 10^4 about fifty).
+BATCH_ENTRIES = 2**22
+
+
+def _batched_rows(pullback, ans_vs, x_vs):
+    """The rows ``pullback(e)`` for the basis cotangents ``e`` of ``ans_vs``, stacked, computed a
+    batch of rows per backward pass (``cotangent_batch``): the basis is the identity, in the
+    output's backend, dtype and device."""
+    n = ans_vs.size
+    chunk = max(1, BATCH_ENTRIES // (n + x_vs.size))
+    blocks = []
+    with cotangent_batch(1):
+        for start in range(0, n, chunk):
+            count = min(chunk, n - start)
+            basis = ans_vs.backend.eye(count, n, k=start, dtype=ans_vs.dtype, device=ans_vs.device)
+            block = pullback(anp.reshape(basis, (count,) + ans_vs.shape))
+            if anp.shape(block) != (count,) + x_vs.shape:  # a cotangent that is zero whatever the row
+                block = anp.broadcast_to(block, (count,) + x_vs.shape)
+            blocks.append(block)
+    return blocks[0] if len(blocks) == 1 else anp.concatenate(blocks)
 
 
 @unary_to_nary

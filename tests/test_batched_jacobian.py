@@ -160,3 +160,17 @@ def test_output_that_does_not_depend_on_the_input(backend):
     jac = jacrev(lambda x: c["A"][0, ...])(backend.asarray(X))
     assert jac.shape == (3, 3)
     numpy.testing.assert_array_equal(backend.to_numpy(jac), numpy.zeros((3, 3)))
+
+
+def test_rows_in_several_batches(backend, monkeypatch):
+    monkeypatch.setattr(operators, "BATCH_ENTRIES", 14)  # two rows (of 4 + 3 entries) per backward pass
+    c = constants(backend)
+    x = backend.asarray(X)
+
+    def f(x):
+        return np.sin(np.matmul(c["A"], x))
+
+    calls = backward_passes(monkeypatch)
+    jac = jacrev(f)(x)
+    assert len(calls) == 2
+    numpy.testing.assert_allclose(backend.to_numpy(jac), numpy.cos(A @ X)[:, None] * A, rtol=1e-14)

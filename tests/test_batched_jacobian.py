@@ -37,7 +37,7 @@ BATCHED = {
     "complex_output": (X, lambda x, c: np.exp(np.multiply(x, 1.0 + 2.0j))),
     "logsumexp_var": (X2, lambda x, c: special.logsumexp(x, axis=1) + np.var(x, axis=1)),
     "broadcast_to_abs": (X, lambda x, c: np.broadcast_to(np.abs(x), (2, 3)) - x),
-    "getitem_basic": (X2, lambda x, c: x[0, ...] * x[1, ::-1] + x[:, 0:1] + np.reshape(x, (6,))[None, 4]),
+    "getitem_basic": (X2, lambda x, c: x[0, ...] * x[1, ...] + x[:, 0:1] + np.reshape(x, (6,))[None, 4]),
     "getitem_integer_array": (X, lambda x, c: x[c["index"]] * x[0]),
     "getitem_of_getitem_gradient": (X, lambda x, c: grad(lambda y: np.sum(y[c["index"]] ** 3))(x)),
 }

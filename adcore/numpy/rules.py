@@ -72,7 +72,8 @@ def unbroadcast(g, meta):
     x_shape, x_dtype, x_complex = meta
     batch = batch_ndim()
     raw = getval(g)
-    if x_dtype is not None and getattr(raw, "dtype", None) == x_dtype and raw.shape[batch:] == x_shape:
+    g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
+    if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
         return g  # already in the argument's space (the common case: nothing was broadcast)
     if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
@@ -94,8 +95,8 @@ def unbroadcast_f(x, vjp):
 def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
     raw, raw_ans = getval(g), getval(ans)
-    ans_dtype = getattr(raw_ans, "dtype", None)
-    if ans_dtype is not None and getattr(raw, "dtype", None) == ans_dtype and raw.shape == raw_ans.shape:
+    g_dtype, ans_dtype = getattr(raw, "dtype", None), getattr(raw_ans, "dtype", None)
+    if g_dtype is not None and ans_dtype is not None and g_dtype == ans_dtype and raw.shape == raw_ans.shape:
         return g  # already in the output's space (the common case)
     if not hasattr(raw, "shape"):
         return anp.multiply(g, anp.ones_like(ans))

@@ -12,6 +12,7 @@ import adcore.numpy as np
 import adcore.operators as operators
 import adcore.scipy.special as special
 from adcore import grad, jacfwd, jacobian, jacrev
+from adcore.extend import def_batch_safe_vjp, defvjp, primitive
 
 A = numpy.array([[0.3, -1.2, 0.5], [0.8, 0.1, -0.4], [-0.6, 0.9, 1.1], [0.2, 0.7, -0.3]])
 X = numpy.array([0.4, -0.7, 1.3])
@@ -174,3 +175,19 @@ def test_rows_in_several_batches(backend, monkeypatch):
     jac = jacrev(f)(x)
     assert len(calls) == 2
     numpy.testing.assert_allclose(backend.to_numpy(jac), numpy.cos(A @ X)[:, None] * A, rtol=1e-14)
+
+
+def test_a_user_primitive_declared_batch_safe(backend, monkeypatch):
+    @primitive
+    def cube(x):
+        return x * x * x
+
+    defvjp(cube, lambda ans, x: lambda g: g * (3.0 * x * x))
+    x = backend.asarray(X)
+    calls = backward_passes(monkeypatch)
+    jacrev(cube)(x)
+    assert len(calls) == 3, "a primitive not declared batch-safe is walked row by row"
+    def_batch_safe_vjp(cube)
+    jac = jacrev(cube)(x)
+    assert len(calls) == 4
+    numpy.testing.assert_allclose(backend.to_numpy(jac), numpy.diag(3 * X**2), rtol=1e-14)

@@ -10,6 +10,11 @@ The names and calling conventions are autograd 1.9.1's ``autograd.extend``::
 
     defvjp(logsumexp, lambda ans, x: lambda g: g * np.exp(x - ans))
     defjvp(logsumexp, lambda g, ans, x: np.sum(g * np.exp(x - ans)))
+
+A VJP that is also right for a cotangent with leading batch axes (shape
+``batch_shape + ans.shape``; it addresses trailing axes only, or reads
+``batch_ndim()``) may be declared with ``def_batch_safe_vjp(fun)``: ``jacrev``
+then pushes all the rows of a Jacobian through such primitives in one backward pass.
 """
 
 from .core import (
@@ -35,6 +40,7 @@ from .core import (
     primitive_vjps,
     vspace,
 )
+from .numpy.rules import batch_ndim, def_batch_safe_vjp
 
 __all__ = [
     "Box",
@@ -42,6 +48,8 @@ __all__ = [
     "Node",
     "VJPNode",
     "VSpace",
+    "batch_ndim",
+    "def_batch_safe_vjp",
     "def_linear",
     "defjvp",
     "defjvp_argnum",

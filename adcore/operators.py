@@ -10,9 +10,10 @@ from functools import wraps
 
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
-from .core import defjvp_argnum, defvjp_argnum, isbox, primitive, vspace
+from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .numpy.rules import batch_safe_vjps, cotangent_batch
 
 __all__ = [
     "checkpoint",
@@ -198,12 +199,12 @@ def _checked_output(op, fun):
     """``fun`` with a returned container made one traced value, and an output that is no array,
     scalar or container of them refused at once (not at the first ``vjp`` call)."""
 
-    @wraps(fun)
     def traced(x):
         ans = _builtins.container(fun(x))
         _output_vspace(op, fun, ans)
         return ans
 
+    traced.__name__ = getattr(fun, "__name__", type(fun).__name__)  # cheaper than functools.wraps (hvp on small inputs)
     return traced
 
 
@@ -282,7 +283,7 @@ def grad(fun, x):
     >>> float(grad(lambda x: x * x)(3.0))
     6.0
     """
-    vjp, ans = _make_vjp(fun, x)
+    vjp, ans = _make_vjp(fun, x, single_use=True)
     vs = _output_vspace("grad", fun, ans)
     _check_real_scalar("grad", fun, ans, vs)
     return vjp(vs.ones())
@@ -296,7 +297,7 @@ def value_and_grad(fun, x):
     >>> float(value), float(gradient)
     (9.0, 6.0)
     """
-    vjp, ans = _make_vjp(fun, x)
+    vjp, ans = _make_vjp(fun, x, single_use=True)
     vs = _output_vspace("value_and_grad", fun, ans)
     _check_real_scalar("value_and_grad", fun, ans, vs)
     return ans, vjp(vs.ones())
@@ -317,7 +318,7 @@ def grad_and_aux(fun, x):
         aux.append(_untraced(aux_value, x._trace_id))
         return value
 
-    vjp, ans = _make_vjp(value_only, x)
+    vjp, ans = _make_vjp(value_only, x, single_use=True)
     return vjp(_output_vspace("grad_and_aux", fun, ans).ones()), aux[0]
 
 
@@ -338,7 +339,7 @@ def elementwise_grad(fun, x):
     >>> elementwise_grad(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vjp, ans = _make_vjp(fun, x)
+    vjp, ans = _make_vjp(fun, x, single_use=True)
     vs = _output_vspace("elementwise_grad", fun, ans)
     if vs.iscomplex:
         raise TypeError("elementwise_grad only applies to real-output functions; try holomorphic_grad.")
@@ -347,18 +348,33 @@ def elementwise_grad(fun, x):
 
 @unary_to_nary
 def jacrev(fun, x):
-    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode:
-    one trace, then one backward pass per output entry.
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode.
 
-    For a complex output of a real input, each row takes two backward passes
-    (cotangents ``e`` and ``-1j e`` give the real and imaginary parts).
+    One trace, then the rows (the cotangents of ``x`` for each basis cotangent of the output):
+    when every primitive recorded has a batch-safe VJP (``adcore.numpy.rules.def_batch_safe_vjp``:
+    elementwise functions, sums, ``matmul``, ``tensordot``, reshapes...), all rows come from
+    one backward pass of the identity, shaped ``(fun(x).size,) + fun(x).shape``; otherwise
+    from one backward pass per row. Both give the same values.
+
+    For a complex output of a real input, the rows take two passes (cotangents ``e`` and
+    ``-1j e`` give the real and imaginary parts).
 
     >>> jacrev(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
     """
-    vjp, ans = _make_vjp(fun, x)
-    return _jacobian_rows(vjp, *_jacobian_spaces("jacrev", fun, ans, x))
+    ans, end_node = _trace_reverse(fun, x)
+    return _jacobian_rows(end_node, *_jacobian_spaces("jacrev", fun, ans, x))
+
+
+def _trace_reverse(fun, x):
+    """``(fun(x), end node)``, traced for reverse mode; the node is None if the output does not depend on ``x``."""
+    return trace(VJPNode.new_root(), fun, x)
+
+
+def _batch_safe(end_node):
+    """Whether every primitive in the graph ending at ``end_node`` has a batch-safe VJP."""
+    return all(node.fun is None or node.fun in batch_safe_vjps for node in toposort(end_node))
 
 
 def _jacobian_spaces(op, fun, ans, x):
@@ -368,14 +384,49 @@ def _jacobian_spaces(op, fun, ans, x):
     return ans_vs, x_vs
 
 
-def _jacobian_rows(vjp, ans_vs, x_vs):
+def _jacobian_rows(end_node, ans_vs, x_vs):
+    """The rows of the Jacobian from the graph ending at ``end_node`` (None: the output does not depend on ``x``)."""
     if ans_vs.size == 0:
         return _empty_jacobian(ans_vs, x_vs)
+
+    def vjp(g):
+        return x_vs.zeros() if end_node is None else backward_pass(g, end_node)
+
+    pullback = vjp
     if ans_vs.iscomplex and not x_vs.iscomplex:
-        rows = [anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e)))) for e in ans_vs.standard_basis()]
+
+        def pullback(e):
+            return anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e))))
+
+    if ans_vs.size > 1 and end_node is not None and _batch_safe(end_node):
+        rows = _batched_rows(pullback, ans_vs, x_vs)
     else:
-        rows = [vjp(e) for e in ans_vs.standard_basis()]
-    return anp.reshape(anp.stack(rows), ans_vs.shape + x_vs.shape)
+        rows = anp.stack([pullback(e) for e in ans_vs.standard_basis()])
+    return anp.reshape(rows, ans_vs.shape + x_vs.shape)
+
+
+#: How many rows ``jacrev`` pushes through one backward pass, at most, is this number of entries
+#: divided by the entries of a row of cotangents of the output and the input (it bounds the memory
+#: of the batch; a Jacobian of 200 x 200 entries is one batch, of 10^4 x 10^4 about fifty).
+BATCH_ENTRIES = 2**22
+
+
+def _batched_rows(pullback, ans_vs, x_vs):
+    """The rows ``pullback(e)`` for the basis cotangents ``e`` of ``ans_vs``, stacked, computed a
+    batch of rows per backward pass (``cotangent_batch``): the basis is the identity, in the
+    output's backend, dtype and device."""
+    n = ans_vs.size
+    chunk = max(1, BATCH_ENTRIES // (n + x_vs.size))
+    blocks = []
+    with cotangent_batch(1):
+        for start in range(0, n, chunk):
+            count = min(chunk, n - start)
+            basis = ans_vs.backend.eye(count, n, k=start, dtype=ans_vs.dtype, device=ans_vs.device)
+            block = pullback(anp.reshape(basis, (count,) + ans_vs.shape))
+            if anp.shape(block) != (count,) + x_vs.shape:  # a cotangent that is zero whatever the row
+                block = anp.broadcast_to(block, (count,) + x_vs.shape)
+            blocks.append(block)
+    return blocks[0] if len(blocks) == 1 else anp.concatenate(blocks)
 
 
 def _empty_jacobian(ans_vs, x_vs):
@@ -414,10 +465,10 @@ def jacobian(fun, x):
     array([[2., 0.],
            [0., 4.]])
     """
-    vjp, ans = _make_vjp(fun, x)
+    ans, end_node = _trace_reverse(fun, x)
     ans_vs, x_vs = _jacobian_spaces("jacobian", fun, ans, x)
     if ans_vs.size <= x_vs.size:
-        return _jacobian_rows(vjp, ans_vs, x_vs)
+        return _jacobian_rows(end_node, ans_vs, x_vs)
     return jacfwd(fun)(x)
 
 
@@ -438,11 +489,11 @@ def hvp(fun, argnum=0):
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
-    gradient = grad(fun, argnum)
+    jvp_of_gradient = make_jvp(grad(fun, argnum), argnum)
 
     def hessian_times(*args, **kwargs):
         *args, v = args
-        return make_jvp(gradient, argnum)(*args, **kwargs)(v)[1]
+        return jvp_of_gradient(*args, **kwargs)(v)[1]
 
     hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
     return hessian_times

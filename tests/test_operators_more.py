@@ -177,3 +177,20 @@ def test_builtins_see_through_boxes():
 
     grad(h)(numpy.ones(2))
     assert seen == [(True, True, True)]
+
+
+def test_gradient_of_a_container_with_items_the_output_ignores(backend):
+    """Each item's cotangent is put back into zeros of the others (``container_untake``); the sum of
+    those containers skips the zeros, and an item never read keeps zeros of its shape and dtype."""
+    params = {"w": backend.asarray([[1.0, 2.0], [3.0, 4.0]]), "unused": backend.asarray([1.0, 2.0, 3.0], "float32")}
+    params["pair"] = (backend.asarray([0.5, -0.5]), backend.asarray(2.0))
+
+    def loss(p):
+        return np.sum(p["w"] ** 2) * p["pair"][1] + np.sum(p["pair"][0] * p["w"][0, ...])
+
+    g = grad(loss)(params)
+    numpy.testing.assert_allclose(backend.to_numpy(g["w"]), [[4.5, 7.5], [12.0, 16.0]])
+    numpy.testing.assert_allclose(backend.to_numpy(g["pair"][0]), [1.0, 2.0])
+    numpy.testing.assert_allclose(backend.to_numpy(g["pair"][1]), 30.0)
+    assert g["unused"].shape == (3,) and g["unused"].dtype == params["unused"].dtype
+    numpy.testing.assert_array_equal(backend.to_numpy(g["unused"]), numpy.zeros(3))

@@ -7,14 +7,55 @@ traced one, rules call ``anp.multiply`` rather than ``*``: some libraries
 (array-api-strict) raise on ``raw * box`` instead of deferring to the box.
 Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
+
+Batches of cotangents
+---------------------
+``jacrev`` pushes all the rows of a Jacobian through one backward pass: the
+cotangent then has leading *batch axes*, ``batch_shape + ans.shape``, and the
+pass runs inside :func:`cotangent_batch`. A VJP that is correct for such a
+cotangent (it addresses the trailing axes only, or asks :func:`batch_ndim`) is
+declared with :func:`def_batch_safe_vjp`; elementwise rules made by
+:func:`def_elementwise` are batch-safe by construction. A graph with any other
+primitive is walked one row at a time.
 """
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import backends
 
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, defvjp_argnums, getval
 from . import wrapper as anp
+
+# ---- batches of cotangents ----
+
+_batch_ndim = ContextVar("adcore_cotangent_batch_ndim", default=0)
+
+#: The primitives whose VJP is correct for a cotangent with leading batch axes.
+batch_safe_vjps = set()
+
+
+def def_batch_safe_vjp(*funs):
+    """Declare that the VJPs of ``funs`` accept a cotangent of shape ``batch_shape + ans.shape``
+    inside :func:`cotangent_batch` and return ``batch_shape + x.shape`` for each argument ``x``."""
+    batch_safe_vjps.update(funs)
+
+
+@contextmanager
+def cotangent_batch(ndim):
+    """Within the block, cotangents carry ``ndim`` leading batch axes (what :func:`batch_ndim` reads)."""
+    token = _batch_ndim.set(ndim)
+    try:
+        yield
+    finally:
+        _batch_ndim.reset(token)
+
+
+def batch_ndim():
+    """The number of leading batch axes of the cotangents now pushed (0 outside :func:`cotangent_batch`)."""
+    return _batch_ndim.get()
+
 
 # ---- helpers named after what they undo ----
 
@@ -28,15 +69,20 @@ def metadata(x):
 def unbroadcast(g, meta):
     """Sum the cotangent ``g`` over the axes broadcasting added to an argument of
     ``meta = (shape, dtype, iscomplex)``, give it that dtype (float32 stays float32), and
-    keep only its real part for a real argument."""
+    keep only its real part for a real argument. Leading batch axes (:func:`batch_ndim`) are kept."""
     x_shape, x_dtype, x_complex = meta
+    batch = batch_ndim()
+    raw = getval(g)
+    g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
+    if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
+        return g  # already in the argument's space (the common case: nothing was broadcast)
     if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
     g_shape = anp.shape(g)
-    if g_shape != x_shape:
+    if g_shape[batch:] != x_shape:
         lead = len(g_shape) - len(x_shape)
         stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
-        g = anp.reshape(anp.sum(g, axis=tuple(range(lead)) + stretched), x_shape)
+        g = anp.reshape(anp.sum(g, axis=tuple(range(batch, lead)) + stretched), g_shape[:batch] + x_shape)
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = anp.astype(g, x_dtype)
     return g
@@ -66,14 +112,17 @@ def same_space(x, ans):
 
 def broadcast(g, ans):
     """A forward-mode contribution ``g`` in the output's shape and dtype."""
-    if not hasattr(getval(g), "shape"):
+    raw, raw_ans = getval(g), getval(ans)
+    g_dtype, ans_dtype = getattr(raw, "dtype", None), getattr(raw_ans, "dtype", None)
+    if g_dtype is not None and ans_dtype is not None and g_dtype == ans_dtype and raw.shape == raw_ans.shape:
+        return g  # already in the output's space (the common case)
+    if not hasattr(raw, "shape"):
         return anp.multiply(g, anp.ones_like(ans))
     if anp.iscomplexobj(g) and not anp.iscomplexobj(ans):
         g = anp.real(g)
     ans_shape = anp.shape(ans)
     if anp.shape(g) != ans_shape:
         g = anp.broadcast_to(g, ans_shape)
-    ans_dtype = getattr(getval(ans), "dtype", None)
     if ans_dtype is not None and getval(g).dtype != ans_dtype:
         g = anp.astype(g, ans_dtype)
     return g
@@ -128,6 +177,7 @@ def def_elementwise(fun, *partials):
 
     defvjp_elementwise(fun, *map(vjp_of, partials))
     defjvp_argnum(fun, jvp)
+    def_batch_safe_vjp(fun)
 
 
 def def_elementwise_of_output(fun, partial):
@@ -135,6 +185,7 @@ def def_elementwise_of_output(fun, partial):
     (``exp``: ``ans``; ``tanh``: ``1 - ans**2``): the VJP keeps the output alive, not the input."""
     defvjp(fun, lambda ans, x: lambda g: anp.multiply(g, partial(ans)))
     defjvp(fun, lambda g, ans, x: anp.multiply(g, partial(ans)))
+    def_batch_safe_vjp(fun)
 
 
 def balanced_eq(x, z, y):
@@ -165,6 +216,8 @@ def reciprocal(y):
 
 defvjp(anp.negative, lambda ans, x: lambda g: -g)
 def_linear(anp.negative)
+def_batch_safe_vjp(anp.negative)
+# Squares of outputs use ``square``: the backends' ``pow(x, 2)`` is a general power, several times slower.
 def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: reciprocal(x))
 def_elementwise(anp.log1p, lambda ans, x: reciprocal(1.0 + x))
@@ -175,10 +228,10 @@ def_elementwise_of_output(anp.sqrt, lambda ans: 0.5 / replace_zero(ans, float("i
 def_elementwise(anp.square, lambda ans, x: 2.0 * x)
 def_elementwise(anp.sin, lambda ans, x: anp.cos(x))
 def_elementwise(anp.cos, lambda ans, x: -anp.sin(x))
-def_elementwise_of_output(anp.tan, lambda ans: 1.0 + ans**2)
+def_elementwise_of_output(anp.tan, lambda ans: 1.0 + anp.square(ans))
 def_elementwise(anp.sinh, lambda ans, x: anp.cosh(x))
 def_elementwise(anp.cosh, lambda ans, x: anp.sinh(x))
-def_elementwise_of_output(anp.tanh, lambda ans: 1.0 - ans**2)
+def_elementwise_of_output(anp.tanh, lambda ans: 1.0 - anp.square(ans))
 def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
@@ -187,7 +240,7 @@ def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.sqrt(x**2 - 1.0))
 def_elementwise(anp.arctanh, lambda ans, x: reciprocal(1.0 - x**2))
 def_elementwise(anp.log2, lambda ans, x: reciprocal(x * LN2))
 def_elementwise(anp.log10, lambda ans, x: reciprocal(x * LN10))
-def_elementwise_of_output(anp.reciprocal, lambda ans: -(ans**2))
+def_elementwise_of_output(anp.reciprocal, lambda ans: -anp.square(ans))
 
 
 def grad_abs(ans, x):
@@ -205,6 +258,7 @@ def jvp_abs(g, ans, x):
 
 defvjp(anp.abs, grad_abs)
 defjvp(anp.abs, jvp_abs)
+def_batch_safe_vjp(anp.abs)
 
 # ---- complex numbers (autograd's convention: the gradient of a real f of z = x + iy is df/dx - i df/dy) ----
 
@@ -214,6 +268,7 @@ defvjp(anp.imag, lambda ans, x: unbroadcast_f(x, lambda g: anp.multiply(-1j, g))
 def_linear(anp.imag)
 defvjp(anp.conj, lambda ans, x: lambda g: anp.conj(g))
 def_linear(anp.conj)
+def_batch_safe_vjp(anp.real, anp.imag, anp.conj)
 
 # ---- binary elementwise ----
 
@@ -221,14 +276,16 @@ defvjp_elementwise(anp.add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defjvp(anp.add, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(g, ans))
 defvjp_elementwise(anp.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
+def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 
 
 def power_partial_x(ans, x, y):
-    """``y * x**(y - 1)``; for the square (``y`` the number 2) ``y * x``, one pass over ``x`` less."""
+    """``y x**(y - 1)``; ``2 x`` for the constant exponent 2 (one product where a power and a product
+    would be traced: ``x**2`` is common, and its rules are themselves differentiated under nesting)."""
     if type(y) in (int, float) and y == 2:
-        return anp.multiply(y, x)
+        return anp.multiply(x, 2.0)
     return anp.multiply(y, anp.power(x, y - 1))
 
 
@@ -286,24 +343,30 @@ defjvp(
     lambda g, ans, c, x, y: broadcast(anp.where(c, g, 0.0), ans),
     lambda g, ans, c, x, y: broadcast(anp.where(c, 0.0, g), ans),
 )
+def_batch_safe_vjp(anp.clip, anp.where)
 
 # ---- reductions ----
 
 
-def expand_reduced(g, x_shape, axis, keepdims):
-    """``g``, reduced from ``x_shape`` over ``axis``, broadcast back to ``x_shape``."""
-    if axis is not None and not keepdims:
-        g = anp.expand_dims(g, axis)
-    return anp.broadcast_to(g, x_shape)
+def expand_reduced(g, x_shape, axis, keepdims, batch=0):
+    """``g``, reduced from ``x_shape`` over ``axis``, broadcast back to ``x_shape`` after its
+    ``batch`` leading axes (:func:`batch_ndim` for a cotangent)."""
+    batch_shape = anp.shape(g)[:batch]
+    if not keepdims and (axis is not None or batch):
+        axes = range(len(x_shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+        reduced = {a % len(x_shape) for a in axes}
+        g = anp.reshape(g, batch_shape + tuple(1 if i in reduced else n for i, n in enumerate(x_shape)))
+    return anp.broadcast_to(g, batch_shape + x_shape)
 
 
 def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
     meta = metadata(x)
-    return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims), meta)
+    return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
 
 
 defvjp(anp.sum, grad_sum)
 def_linear(anp.sum)
+def_batch_safe_vjp(anp.sum)
 
 
 def chooser_weights(ans, x, axis, keepdims):
@@ -315,7 +378,7 @@ def chooser_weights(ans, x, axis, keepdims):
 
 def grad_chooser(ans, x, axis=None, keepdims=False):
     x_shape = anp.shape(x)
-    return lambda g: expand_reduced(g, x_shape, axis, keepdims) * chooser_weights(ans, x, axis, keepdims)
+    return lambda g: expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * chooser_weights(ans, x, axis, keepdims)
 
 
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
@@ -326,6 +389,7 @@ defvjp(anp.max, grad_chooser)
 defjvp(anp.max, jvp_chooser)
 defvjp(anp.min, grad_chooser)
 defjvp(anp.min, jvp_chooser)
+def_batch_safe_vjp(anp.max, anp.min)
 
 
 def prod_of_others(x, axis):
@@ -345,7 +409,9 @@ def prod_of_others(x, axis):
 
 def grad_prod(ans, x, axis=None, dtype=None, keepdims=False):
     meta = metadata(x)
-    return lambda g: unbroadcast(anp.multiply(expand_reduced(g, meta[0], axis, keepdims), prod_of_others(x, axis)), meta)
+    return lambda g: unbroadcast(
+        anp.multiply(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), prod_of_others(x, axis)), meta
+    )
 
 
 defvjp(anp.prod, grad_prod)
@@ -355,6 +421,7 @@ defjvp(
         anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans
     ),
 )
+def_batch_safe_vjp(anp.prod)
 
 
 def reverse_cumsum(g, axis):
@@ -433,20 +500,26 @@ def drop_last(x):
 
 
 def grad_matmul_a(ans, a, b):
+    """``g b^T``; with a vector ``b``, the outer product ``g b``. A vector ``a`` against a matrix
+    ``b`` is the row vector ``g b^T`` too (one product, no reshapes: fast under nesting)."""
     a_nd, b_nd = anp.ndim(a), anp.ndim(b)
     if b_nd == 1:
         return unbroadcast_f(a, lambda g: anp.multiply(anp.expand_dims(g, -1), b))
-    if a_nd == 1:
+    if a_nd == 1 and b_nd > 2:
         return unbroadcast_f(a, lambda g: drop_last(anp.matmul(b, anp.expand_dims(g, -1))))
     return unbroadcast_f(a, lambda g: anp.matmul(g, swap_last(b)))
 
 
 def grad_matmul_b(ans, a, b):
+    """``a^T g``; with a vector ``a``, the outer product ``a g``. For a matrix ``a`` and a vector
+    ``b`` it is the row vector ``g a`` (one product, no transpose or reshapes)."""
     a_nd, b_nd = anp.ndim(a), anp.ndim(b)
     if a_nd == 1 and b_nd == 1:
-        return unbroadcast_f(b, lambda g: anp.multiply(g, a))
+        return unbroadcast_f(b, lambda g: anp.multiply(anp.expand_dims(g, -1), a))
     if a_nd == 1:
         return unbroadcast_f(b, lambda g: anp.multiply(anp.expand_dims(a, -1), anp.expand_dims(g, -2)))
+    if b_nd == 1 and a_nd == 2:
+        return unbroadcast_f(b, lambda g: anp.matmul(g, a))
     if b_nd == 1:
         return unbroadcast_f(b, lambda g: drop_last(anp.matmul(swap_last(a), anp.expand_dims(g, -1))))
     return unbroadcast_f(b, lambda g: anp.matmul(swap_last(a), g))
@@ -454,6 +527,7 @@ def grad_matmul_b(ans, a, b):
 
 defvjp(anp.matmul, grad_matmul_a, grad_matmul_b)
 def_linear(anp.matmul)
+def_batch_safe_vjp(anp.matmul)
 
 
 def tensordot_axes(axes, a_nd, b_nd):
@@ -468,42 +542,61 @@ def inverse_permutation(order):
     return tuple(order.index(i) for i in range(len(order)))
 
 
+def permute_after_batch(x, perm, batch_at=0):
+    """``x`` with its :func:`batch_ndim` batch axes, found at position ``batch_at``, moved to the
+    front and its other axes permuted by ``perm`` (reversed when None), as ``transpose`` does."""
+    batch = batch_ndim()
+    if not batch:
+        return anp.transpose(x, perm)
+    others = [i for i in range(anp.ndim(x)) if not batch_at <= i < batch_at + batch]
+    perm = reversed(range(len(others))) if perm is None else perm
+    return anp.transpose(x, tuple(range(batch_at, batch_at + batch)) + tuple(others[p] for p in perm))
+
+
 def grad_tensordot_a(ans, a, b, axes=2):
     a_axes, b_axes = tensordot_axes(axes, anp.ndim(a), anp.ndim(b))
     a_free = [i for i in range(anp.ndim(a)) if i not in a_axes]
     b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
-    g_b_free = tuple(range(len(a_free), len(a_free) + len(b_free)))
     order = a_free + [a_axes[j] for j in sorted(range(len(b_axes)), key=b_axes.__getitem__)]
-    return unbroadcast_f(
-        a, lambda g: anp.transpose(anp.tensordot(g, b, axes=(g_b_free, tuple(b_free))), inverse_permutation(order))
-    )
+
+    def vjp(g):
+        batch = batch_ndim()
+        g_b_free = tuple(range(batch + len(a_free), batch + len(a_free) + len(b_free)))
+        return permute_after_batch(anp.tensordot(g, b, axes=(g_b_free, tuple(b_free))), inverse_permutation(order))
+
+    return unbroadcast_f(a, vjp)
 
 
 def grad_tensordot_b(ans, a, b, axes=2):
     a_axes, b_axes = tensordot_axes(axes, anp.ndim(a), anp.ndim(b))
     a_free = [i for i in range(anp.ndim(a)) if i not in a_axes]
     b_free = [i for i in range(anp.ndim(b)) if i not in b_axes]
-    g_a_free = tuple(range(len(a_free)))
     order = [b_axes[j] for j in sorted(range(len(a_axes)), key=a_axes.__getitem__)] + b_free
-    return unbroadcast_f(
-        b, lambda g: anp.transpose(anp.tensordot(a, g, axes=(tuple(a_free), g_a_free)), inverse_permutation(order))
-    )
+
+    def vjp(g):
+        batch = batch_ndim()
+        g_a_free = tuple(range(batch, batch + len(a_free)))
+        product = anp.tensordot(a, g, axes=(tuple(a_free), g_a_free))
+        return permute_after_batch(product, inverse_permutation(order), batch_at=len(a_axes))
+
+    return unbroadcast_f(b, vjp)
 
 
 defvjp(anp.tensordot, grad_tensordot_a, grad_tensordot_b)
 def_linear(anp.tensordot)
+def_batch_safe_vjp(anp.tensordot)
 
 # ---- shape functions ----
 
 
 def grad_reshape(ans, x, newshape):
     meta = metadata(x)
-    return lambda g: unbroadcast(anp.reshape(g, meta[0]), meta)
+    return lambda g: unbroadcast(anp.reshape(g, anp.shape(g)[: batch_ndim()] + meta[0]), meta)
 
 
 def grad_transpose(ans, x, axes=None):
     inverse = None if axes is None else inverse_permutation([ax % anp.ndim(x) for ax in axes])
-    return lambda g: anp.transpose(g, inverse)
+    return lambda g: permute_after_batch(g, inverse)
 
 
 defvjp(anp.reshape, grad_reshape)
@@ -512,6 +605,7 @@ defvjp(anp.transpose, grad_transpose)
 def_linear(anp.transpose)
 defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
 def_linear(anp.broadcast_to)
+def_batch_safe_vjp(anp.reshape, anp.transpose, anp.broadcast_to)
 
 
 def grad_concatenate(argnum, ans, args, kwargs):
@@ -520,11 +614,11 @@ def grad_concatenate(argnum, ans, args, kwargs):
         sizes = [anp.size(a) for a in arrays]
         start = sum(sizes[: argnum - 1])
         x_shape = anp.shape(arrays[argnum - 1])
-        return lambda g: anp.reshape(g[start : start + sizes[argnum - 1]], x_shape)
+        return lambda g: anp.reshape(g[..., start : start + sizes[argnum - 1]], anp.shape(g)[: batch_ndim()] + x_shape)
     start = sum(anp.shape(a)[axis] for a in arrays[: argnum - 1])
     stop = start + anp.shape(arrays[argnum - 1])[axis]
     index = (slice(None),) * (axis % anp.ndim(ans)) + (slice(start, stop), ...)
-    return lambda g: g[index]
+    return lambda g: g[(slice(None),) * batch_ndim() + index]
 
 
 def jvp_concatenate(argnums, gs, ans, args, kwargs):
@@ -535,6 +629,7 @@ def jvp_concatenate(argnums, gs, ans, args, kwargs):
 
 defvjp_argnum(anp.concatenate_args, grad_concatenate)
 defjvp_argnums(anp.concatenate_args, jvp_concatenate)
+def_batch_safe_vjp(anp.concatenate_args)
 
 
 def grad_diagonal(ans, x, offset=0, axis1=0, axis2=1):
@@ -553,15 +648,59 @@ def_linear(anp.diagonal_untake)
 # ---- indexing ----
 
 
+def after_batch(index):
+    """``index`` for an array with :func:`batch_ndim` batch axes in front, or None where prepending
+    full slices would not keep the batch axes in front (integer-array and boolean indices)."""
+    index = index if isinstance(index, tuple) else (index,)
+    if all(i is None or i is Ellipsis or type(i) in (int, slice) for i in index):
+        return (slice(None),) * batch_ndim() + index
+    return None
+
+
+def per_batch_row(g, row_vjp):
+    """``row_vjp`` applied to each row of the batch of cotangents ``g``, the results stacked."""
+    batch_shape = anp.shape(g)[: batch_ndim()]
+    rows = anp.reshape(g, (-1,) + anp.shape(g)[len(batch_shape) :])
+    with cotangent_batch(0):
+        out = anp.stack([row_vjp(rows[i, ...]) for i in range(anp.shape(rows)[0])])
+    return anp.reshape(out, batch_shape + anp.shape(out)[1:])
+
+
 def grad_getitem(ans, x, index):
+    """``untake``: ``g`` added into zeros of ``x``'s shape at ``index`` (a batch of cotangents with a
+    basic index in one scatter, with integer-array or boolean indices one row at a time)."""
     meta = metadata(x)
-    return lambda g: unbroadcast(anp.untake(g, index, meta[0]), meta)
+
+    def vjp(g):
+        if not batch_ndim():
+            return unbroadcast(anp.untake(g, index, meta[0]), meta)
+        batched_index = after_batch(index)
+        if batched_index is None:
+            return unbroadcast(per_batch_row(g, lambda row: anp.untake(row, index, meta[0])), meta)
+        return unbroadcast(anp.untake(g, batched_index, anp.shape(g)[: batch_ndim()] + meta[0]), meta)
+
+    return vjp
+
+
+def grad_untake(ans, g, index, x_shape):
+    """``getitem``: the entries of ``h`` at ``index`` (per batch row for integer-array or boolean indices)."""
+
+    def vjp(h):
+        if not batch_ndim():
+            return anp.getitem(h, index)
+        batched_index = after_batch(index)
+        if batched_index is None:
+            return per_batch_row(h, lambda row: anp.getitem(row, index))
+        return anp.getitem(h, batched_index)
+
+    return vjp
 
 
 defvjp(anp.getitem, grad_getitem)
 def_linear(anp.getitem)
-defvjp(anp.untake, lambda ans, g, index, x_shape: lambda h: anp.getitem(h, index))
+defvjp(anp.untake, grad_untake)
 def_linear(anp.untake)
+def_batch_safe_vjp(anp.getitem, anp.untake)
 
 # ---- dtype ----
 
@@ -576,7 +715,7 @@ def grad_astype(ans, x, dtype):
     """A cast to floating point passes the cotangent through; a cast to an integer or boolean
     dtype is piecewise constant, so its derivative is 0 (JAX's convention)."""
     if not is_inexact(ans):
-        return lambda g: anp.zeros_like(x)
+        return lambda g: anp.zeros_like(g, dtype=getattr(getval(x), "dtype", None))
     return unbroadcast_f(x, lambda g: g)
 
 
@@ -586,3 +725,4 @@ def jvp_astype(g, ans, x, dtype):
 
 defvjp(anp.astype, grad_astype)
 defjvp(anp.astype, jvp_astype)
+def_batch_safe_vjp(anp.astype)

@@ -56,10 +56,10 @@ def container_untake(x, index, vs):
     parameters sums ``n`` of these containers, which would otherwise allocate ``n`` zeros of every
     parameter and make ``n`` passes over it (about a third of an MLP gradient's time, single-threaded).
     """
-    positions = range(len(vs.spaces)) if vs.keys is None else vs.keys
-    items = {key: _untake_zero(item_vs) for key, item_vs in zip(positions, vs.spaces) if key != index}
-    items[index] = x
-    return vs.rebuild(items if vs.keys is not None else [items[i] for i in positions])
+    zeros = [_untake_zero(item_vs) for item_vs in vs.spaces]
+    items = zeros if vs.keys is None else builtins.dict(builtins.zip(vs.keys, zeros))
+    items[index] = x  # the container's own assignment: negative indices and slices as in container_take
+    return vs.rebuild(items)
 
 
 def _untake_zero(vs):

@@ -194,3 +194,17 @@ def test_gradient_of_a_container_with_items_the_output_ignores(backend):
     numpy.testing.assert_allclose(backend.to_numpy(g["pair"][1]), 30.0)
     assert g["unused"].shape == (3,) and g["unused"].dtype == params["unused"].dtype
     numpy.testing.assert_array_equal(backend.to_numpy(g["unused"]), numpy.zeros(3))
+
+
+def test_gradient_of_a_sequence_read_with_negative_indices_and_slices(backend):
+    """``p[-1]`` and ``p[1:]`` put their cotangents back where they read (``container_untake`` uses
+    the container's own assignment): the last layer of an MLP is read as ``params[-2], params[-1]``."""
+    params = (backend.asarray([1.0, 2.0]), backend.asarray([3.0]), backend.asarray([-1.0, 0.5]))
+
+    def loss(p):
+        return np.sum(p[-1] ** 2) + np.sum(p[1:][0] * 3.0) + np.sum(p[-3] ** 3)
+
+    g = grad(loss)(params)
+    numpy.testing.assert_array_equal(backend.to_numpy(g[0]), [3.0, 12.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(g[1]), [3.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(g[2]), [-2.0, 1.0])

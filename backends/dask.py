@@ -39,6 +39,29 @@ class DaskBackend(Backend):
             return _PerMatrixLinalg(found)
         return found
 
+    def eye(self, n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+        """Dask's ``eye`` drops a block when ``n_cols != n_rows`` and ``k != 0`` (its graph misses a
+        dependency): built here as ``row + k == column`` from two ``arange``."""
+        xp = self.xp
+        n_cols = n_rows if n_cols is None else n_cols
+        diagonal = xp.reshape(xp.arange(n_rows), (-1, 1)) + k == xp.reshape(xp.arange(n_cols), (1, -1))
+        return xp.astype(diagonal, xp.float64 if dtype is None else dtype)
+
+    def getitem(self, x, index):
+        """``x[index]``; an integer array beside an integer or another integer array is refused: Dask reads
+        such an index apart from NumPy's rule (``x[1, :, i]`` comes back transposed), which would be a wrong value."""
+        parts = index if isinstance(index, tuple) else (index,)
+        arrays = [
+            i for i in parts if isinstance(i, list) or (hasattr(i, "dtype") and i.ndim and self.isdtype(i.dtype, "integral"))
+        ]
+        integers = [i for i in parts if isinstance(i, int) or (hasattr(i, "dtype") and not i.ndim)]
+        if arrays and len(arrays) + len(integers) > 1:
+            raise NotImplementedError(
+                "getitem: the dask backend cannot index with an integer array together with integers or other integer "
+                "arrays (Dask does not follow NumPy's rule for them); index one axis at a time"
+            )
+        return x[index]
+
     def searchsorted(self, a, v, side="left", sorter=None):
         """Dask's takes no ``sorter`` (``a`` is sorted by it first: the same positions) and fails on a 0-d
         ``v`` (its blocks' results are NumPy scalars), searched as a 1-element array."""

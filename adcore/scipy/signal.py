@@ -142,8 +142,9 @@ def _standard_convolve(backend, in1, in2, method):
             out = out + backend.scatter_add(full, dtype, device, region, xp.multiply(small[index], large))
         return out
     axes = tuple(range(len(full)))
+    fft = backend.fft  # the backend's: on Dask it first makes the transformed axes one chunk
     if backend.isdtype(dtype, "complex floating"):
         in1, in2 = xp.astype(in1, dtype), xp.astype(in2, dtype)
-        return xp.fft.ifftn(xp.fft.fftn(in1, s=full, axes=axes) * xp.fft.fftn(in2, s=full, axes=axes), s=full, axes=axes)
-    spectra = xp.fft.rfftn(in1, s=full, axes=axes) * xp.fft.rfftn(in2, s=full, axes=axes)
-    return xp.astype(xp.fft.irfftn(spectra, s=full, axes=axes), dtype)
+        return fft.ifftn(fft.fftn(in1, s=full, axes=axes) * fft.fftn(in2, s=full, axes=axes), s=full, axes=axes)
+    spectra = fft.rfftn(in1, s=full, axes=axes) * fft.rfftn(in2, s=full, axes=axes)
+    return xp.astype(fft.irfftn(spectra, s=full, axes=axes), dtype)

@@ -87,15 +87,20 @@ def row_by_row(jacobian_operator, f, x, monkeypatch):
         return jacobian_operator(f)(x)
 
 
-@pytest.mark.parametrize("name", list(BATCHED))
-def test_batched_rows_equal_the_rows_one_by_one(backend, name, monkeypatch):
-    data, fun = BATCHED[name]
+def case(backend, entry):
+    """``(data, f, x)`` for a table entry ``(data, fun)``: ``f(x) = fun(x, constants)`` on ``backend``."""
+    data, fun = entry
     c = constants(backend)
-    x = backend.asarray(data)
 
     def f(x):
         return fun(x, c)
 
+    return data, f, backend.asarray(data)
+
+
+@pytest.mark.parametrize("name", list(BATCHED))
+def test_batched_rows_equal_the_rows_one_by_one(backend, name, monkeypatch):
+    data, f, x = case(backend, BATCHED[name])
     calls = backward_passes(monkeypatch)
     batched = jacrev(f)(x)
     assert len(calls) == (2 if name == "complex_output" else 1), "jacrev did not push the rows as one batch"
@@ -111,13 +116,7 @@ def test_batched_rows_equal_the_rows_one_by_one(backend, name, monkeypatch):
 
 @pytest.mark.parametrize("name", list(ROW_BY_ROW))
 def test_graphs_with_other_primitives_fall_back_to_rows(backend, name, monkeypatch):
-    data, fun = ROW_BY_ROW[name]
-    c = constants(backend)
-    x = backend.asarray(data)
-
-    def f(x):
-        return fun(x, c)
-
+    data, f, x = case(backend, ROW_BY_ROW[name])
     calls = backward_passes(monkeypatch)
     jac = jacobian(f)(x)
     assert len(calls) == jac.shape[0], "a graph with a VJP not declared batch-safe must be walked row by row"

@@ -52,6 +52,24 @@ def test_power_one_half_is_not_sqrt_at_zero(backend):
 
 @on_backends
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_zero_exponent_has_derivative_zero_at_zero(backend, dtype):
+    """``x ** 0`` is the constant 1: its partial in ``x`` is exactly 0 at ``x = 0`` too (autograd's
+    ``x ** where(y, y - 1, 1)``), so a polynomial ``sum(c * x ** arange(n))`` has its derivatives at 0."""
+    c, powers = backend.asarray([1.0, 2.0, 3.0, 4.0], dtype), backend.asarray([0.0, 1.0, 2.0, 3.0], dtype)
+
+    def polynomial(x):
+        return np.sum(np.multiply(c, np.power(x, powers)))
+
+    zero = backend.asarray(0.0, dtype)
+    assert_equal(backend, grad(polynomial)(zero), 2.0)
+    assert_equal(backend, grad(grad(polynomial))(zero), 6.0)
+    assert_equal(backend, tangent(polynomial, zero, backend.asarray(1.0, dtype)), 2.0)
+    assert_equal(backend, grad(lambda x: x**0.0)(zero), 0.0)
+    assert_equal(backend, grad(grad(lambda x: x**1.0))(zero), 0.0)
+
+
+@on_backends
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_norm_at_zero_in_forward_mode(backend, dtype):
     zero = backend.asarray([0.0, 0.0, 0.0], dtype)
     v = backend.asarray([1.0, -2.0, 2.0], dtype)

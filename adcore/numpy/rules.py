@@ -283,10 +283,15 @@ def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: a
 
 def power_partial_x(ans, x, y):
     """``y x**(y - 1)``; ``2 x`` for the constant exponent 2 (one product where a power and a product
-    would be traced: ``x**2`` is common, and its rules are themselves differentiated under nesting)."""
-    if type(y) in (int, float) and y == 2:
-        return anp.multiply(x, 2.0)
-    return anp.multiply(y, anp.power(x, y - 1))
+    would be traced: ``x**2`` is common, and its rules are themselves differentiated under nesting).
+
+    Where ``y`` is 0 the power is taken as ``x**1`` (autograd's rule, ``x ** where(y, y - 1, 1)``): the
+    partial is then exactly 0, also at ``x = 0``, where ``0 * 0**-1`` would be NaN (``x**0`` is the
+    constant 1, the first term of a polynomial ``sum(c * x ** arange(n))``).
+    """
+    if type(y) in (int, float):
+        return anp.multiply(x, 2.0) if y == 2 else anp.multiply(y, anp.power(x, y - 1 if y != 0 else 1))
+    return anp.multiply(y, anp.power(x, anp.where(anp.not_equal(y, 0), anp.subtract(y, 1), anp.ones_like(y))))
 
 
 def_elementwise(

@@ -20,6 +20,8 @@ Dask's graph, computed when the user calls ``compute`` or ``persist``.
   on the values, which a lazy array cannot know.
 """
 
+import math
+
 import array_api_compat.dask.array
 import dask.array
 import numpy
@@ -71,6 +73,10 @@ class DaskBackend(Backend):
             return self.xp.reshape(self.xp.searchsorted(a, self.xp.reshape(v, (1,)), side=side), ())
         return self.xp.searchsorted(a, v, side=side)
 
+    def scatter_masked(self, zeros, mask, values):
+        _known_sizes(values.shape, "getitem with a boolean mask")
+        return super().scatter_masked(zeros, mask, values)
+
     def scatter_add(self, shape, dtype, device, index, values):
         """Dask's item assignment fails on an empty region: nothing to add there."""
         if 0 in values.shape:
@@ -78,6 +84,7 @@ class DaskBackend(Backend):
         return super().scatter_add(shape, dtype, device, index, values)
 
     def broadcast_to(self, x, shape):
+        _known_sizes(tuple(x.shape) + tuple(shape), "broadcast_to")
         out = self.xp.broadcast_to(x, shape)
         lead = len(shape) - x.ndim
         stretched = {i: "auto" for i, n in enumerate(shape) if n != 1 and (i < lead or x.shape[i - lead] == 1)}
@@ -104,6 +111,15 @@ class DaskBackend(Backend):
         else:
             added = _bincount(positions, values, size)
         return out + xp.astype(xp.reshape(added, out.shape), out.dtype)
+
+
+def _known_sizes(shape, op):
+    """Refuse, with the way out, to build a derivative on an array of unknown size (a boolean mask's selection)."""
+    if any(math.isnan(n) for n in shape):
+        raise NotImplementedError(
+            f"{op}: on the dask backend an array whose size depends on its values (x[mask], where(condition)) has "
+            "unknown chunk sizes, so its derivative cannot be built lazily; use np.where(mask, x, 0.0) instead of x[mask]"
+        )
 
 
 def _bincount(positions, weights, size):

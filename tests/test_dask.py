@@ -105,3 +105,11 @@ def test_a_function_dask_cannot_run_lazily_raises_naming_it():
     x = chunked(numpy.eye(3) * 2.0, (3, 3))
     with pytest.raises(NotImplementedError, match=r"linalg\.eig: the dask backend cannot run it lazily"):
         grad(lambda x: np.sum(np.real(np.linalg.eig(x)[0])))(x)
+
+
+def test_a_boolean_mask_is_refused_with_the_way_out():
+    """``x[mask]`` has a size Dask cannot know lazily; ``where`` keeps the shape and works."""
+    x = chunked([1.0, 2.0, 3.0], 2)
+    with pytest.raises(NotImplementedError, match=r"unknown chunk sizes.*use np\.where\(mask, x, 0\.0\)"):
+        grad(lambda x: np.sum(x[x > 1.5]))(x)
+    numpy.testing.assert_array_equal(grad(lambda x: np.sum(np.where(x > 1.5, x, 0.0)))(x).compute(), [0.0, 1.0, 1.0])

@@ -12,6 +12,7 @@ This module imports no array library.
 
 import gc
 import itertools
+import threading
 from contextlib import contextmanager
 from functools import wraps
 
@@ -128,6 +129,11 @@ def getval(x):
 _trace_ids = itertools.count(1)
 
 
+_gc_lock = threading.Lock()
+_gc_pauses = 0  # blocks inside gc_paused, over all threads
+_gc_was_enabled = False  # whether the collector was on when the first of them began
+
+
 @contextmanager
 def gc_paused():
     """Python's cyclic garbage collector off for the block (back on after, if it was on).
@@ -135,14 +141,24 @@ def gc_paused():
     A trace and a backward pass make many objects that live until the pass ends; the
     collector would rescan all of them over and over, making a long loop quadratic. The
     graph itself has no reference cycles, so nothing is left for the collector to find.
+    The collector is one switch for the process: blocks of several threads are counted
+    under a lock, the first saves the switch and the last puts it back (reading and
+    turning it in each block apart would race: a thread could read "off" from another's
+    block, that block end, and the first thread then leave it off for good).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 def trace(start_node, fun, x):

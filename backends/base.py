@@ -6,6 +6,8 @@ and the standard lacks: ``scatter_add``, host transfer, random numbers,
 ``synchronize``. It knows nothing of derivatives.
 """
 
+import math
+
 import array_api_compat
 import numpy
 
@@ -160,12 +162,16 @@ class Backend:
         """
         xp = self.xp
         shape, device = out.shape, self.device(out)
-        size = 1
-        for n in shape:
-            size *= n
-        flat_positions = xp.reshape(xp.reshape(xp.arange(size, device=device), shape)[index], (-1,))
-        one_hot = xp.astype(flat_positions[:, None] == xp.arange(size, device=device)[None, :], out.dtype)
+        size = math.prod(shape)
+        one_hot = xp.astype(self.flat_positions(out, index)[:, None] == xp.arange(size, device=device)[None, :], out.dtype)
         return out + xp.reshape(xp.reshape(values, (1, -1)) @ one_hot, shape)
+
+    def flat_positions(self, out, index):
+        """The flat (C-order) positions in ``out`` of the entries ``out[index]`` selects: a 1-d integer
+        array on ``out``'s device (what a scatter-add at ``index`` adds to, repeats included)."""
+        xp = self.xp
+        positions = xp.reshape(xp.arange(math.prod(out.shape), device=self.device(out)), out.shape)
+        return xp.reshape(positions[index], (-1,))
 
 
 def _as_tuple(index):

@@ -104,7 +104,7 @@ class DaskBackend(Backend):
     def scatter_add_repeated(self, out, index, values):
         xp = self.xp
         size = out.size
-        positions = xp.reshape(xp.reshape(xp.arange(size), out.shape)[index], (-1,))
+        positions = self.flat_positions(out, index)
         values = xp.reshape(values, (-1,))
         if xp.isdtype(out.dtype, "complex floating"):
             added = _bincount(positions, xp.real(values), size) + 1j * _bincount(positions, xp.imag(values), size)

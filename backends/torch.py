@@ -63,8 +63,7 @@ class TorchBackend(Backend):
     def scatter_add_repeated(self, out, index, values):
         """An out-of-place ``index_add`` at the flat positions ``index`` selects (slices and integer arrays mixed)."""
         xp = self.xp
-        positions = xp.reshape(xp.arange(out.numel(), device=out.device), out.shape)[index]
-        flat = xp.reshape(out, (-1,)).index_add(0, xp.reshape(positions, (-1,)), xp.reshape(values, (-1,)))
+        flat = xp.reshape(out, (-1,)).index_add(0, self.flat_positions(out, index), xp.reshape(values, (-1,)))
         return xp.reshape(flat, out.shape)
 
 

@@ -221,7 +221,7 @@ def_batch_safe_vjp(anp.negative)
 def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: reciprocal(x))
 def_elementwise(anp.log1p, lambda ans, x: reciprocal(1.0 + x))
-def_elementwise_of_output(anp.expm1, lambda ans: ans + 1.0)
+def_elementwise(anp.expm1, lambda ans, x: anp.exp(x))  # not ans + 1, which is 0 where ans rounds to -1 (x < -37)
 # sqrt at 0: derivative 0 rather than +inf, so sqrt(sum(x**2)) at x = 0 has the finite
 # subgradient 0 (the norm's) instead of 0 * inf = NaN; a documented convention (tests/test_edges.py).
 def_elementwise_of_output(anp.sqrt, lambda ans: 0.5 / replace_zero(ans, float("inf")))
@@ -231,13 +231,37 @@ def_elementwise(anp.cos, lambda ans, x: -anp.sin(x))
 def_elementwise_of_output(anp.tan, lambda ans: 1.0 + anp.square(ans))
 def_elementwise(anp.sinh, lambda ans, x: anp.cosh(x))
 def_elementwise(anp.cosh, lambda ans, x: anp.sinh(x))
-def_elementwise_of_output(anp.tanh, lambda ans: 1.0 - anp.square(ans))
-def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
-def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
+
+
+def sech_squared(ans, x):
+    """``tanh'``: ``1 / cosh(x)**2``, to full precision in both tails, where ``1 - tanh(x)**2`` is 0 once
+    ``tanh`` rounds to 1 (|x| > 19 in float64, 9 in float32); ``1 - ans**2`` for complex ``x``, where
+    ``cosh`` overflows to NaN."""
+    if anp.iscomplexobj(x):
+        return 1.0 - anp.square(ans)
+    return anp.square(anp.reciprocal(anp.cosh(x)))
+
+
+def one_minus_square(x):
+    """``1 - x**2`` as ``(1 - x)(1 + x)``: exact near ``|x| = 1``, where ``1 - x**2`` loses half the digits."""
+    return anp.multiply(1.0 - x, 1.0 + x)
+
+
+def inverse_hypot_one(x):
+    """``1 / sqrt(x**2 + 1)`` through ``hypot``, which does not overflow for |x| > 1e154."""
+    if anp.iscomplexobj(x):
+        return 1.0 / anp.sqrt(anp.square(x) + 1.0)
+    return 1.0 / anp.hypot(x, 1.0)
+
+
+def_elementwise(anp.tanh, sech_squared)
+def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(one_minus_square(x)))
+def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(one_minus_square(x)))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
-def_elementwise(anp.arcsinh, lambda ans, x: 1.0 / anp.sqrt(x**2 + 1.0))
-def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.sqrt(x**2 - 1.0))
-def_elementwise(anp.arctanh, lambda ans, x: reciprocal(1.0 - x**2))
+def_elementwise(anp.arcsinh, lambda ans, x: inverse_hypot_one(x))
+# sqrt(x - 1) sqrt(x + 1): x - 1 is exact near 1, and neither factor overflows where x**2 does
+def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.multiply(anp.sqrt(x - 1.0), anp.sqrt(x + 1.0)))
+def_elementwise(anp.arctanh, lambda ans, x: reciprocal(one_minus_square(x)))
 def_elementwise(anp.log2, lambda ans, x: reciprocal(x * LN2))
 def_elementwise(anp.log10, lambda ans, x: reciprocal(x * LN10))
 def_elementwise_of_output(anp.reciprocal, lambda ans: -anp.square(ans))
@@ -303,18 +327,53 @@ def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda an
 def_elementwise(anp.minimum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
 
 
+def over_squared_norm(v, y, x):
+    """``v / (x**2 + y**2)`` as ``(v / r) / r`` with ``r = hypot(x, y)``: the squares under- or overflow for
+    |x|, |y| beyond 1e-154 or 1e154 (0 / 0 = NaN, or 0) where the quotient is a normal number."""
+    r = anp.hypot(x, y)
+    return anp.divide(anp.divide(v, r), r)
+
+
 def_elementwise(
     anp.arctan2,
-    lambda ans, y, x: anp.divide(x, anp.add(x**2, y**2)),
-    lambda ans, y, x: anp.divide(-y, anp.add(x**2, y**2)),
+    lambda ans, y, x: over_squared_norm(x, y, x),
+    lambda ans, y, x: over_squared_norm(anp.negative(y), y, x),
 )
 def_elementwise(
     anp.hypot,
     lambda ans, x, y: anp.divide(x, replace_zero(ans, 1.0)),
     lambda ans, x, y: anp.divide(y, replace_zero(ans, 1.0)),
 )
-def_elementwise(anp.logaddexp, lambda ans, x, y: anp.exp(anp.subtract(x, ans)), lambda ans, x, y: anp.exp(anp.subtract(y, ans)))
-def_elementwise(anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: -anp.floor(anp.divide(x, y)))
+
+
+def logistic_weight(x, y, scale=1.0):
+    """``d/dx log(exp(x) + exp(y)) = 1 / (1 + exp(y - x))`` (``scale`` ln 2: the same for ``logaddexp2``),
+    from the difference of the inputs: to full precision in both tails and for large inputs
+    (``exp(x - ans)`` loses the digits ``ans`` rounds off), 1/2 at ties. Where both are -inf the
+    weight is 0 (-inf is log 0: the sum does not move when either moves, as in ``logsumexp``);
+    where both are +inf it is NaN."""
+    d = anp.subtract(x, y) if scale == 1.0 else anp.multiply(anp.subtract(x, y), scale)
+    ahead = anp.greater_equal(d, 0)
+    # each branch of the where sees only its own sign of d (so neither overflows), and is smooth at
+    # d = 0 for the higher derivatives (a form through |d| would have second derivative 0 at ties)
+    e_ahead, e_behind = anp.exp(anp.negative(anp.where(ahead, d, 0.0))), anp.exp(anp.where(ahead, 0.0, d))
+    weight = anp.where(ahead, 1.0 / (1.0 + e_ahead), e_behind / (1.0 + e_behind))
+    return anp.where(anp.logical_and(anp.equal(x, -math.inf), anp.equal(y, -math.inf)), 0.0, weight)
+
+
+def_elementwise(anp.logaddexp, lambda ans, x, y: logistic_weight(x, y), lambda ans, x, y: logistic_weight(y, x))
+def_elementwise(anp.logaddexp2, lambda ans, x, y: logistic_weight(x, y, LN2), lambda ans, x, y: logistic_weight(y, x, LN2))
+
+
+def remainder_quotient(ans, x, y):
+    """The integer ``n`` with ``ans = x - n y``, as the backend's remainder used it: ``(x - ans) / y``
+    rounded (``floor(x / y)`` can differ by one where ``x / y`` rounds up to an integer)."""
+    return anp.round(anp.divide(anp.subtract(x, ans), y))
+
+
+def_elementwise(
+    anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: anp.negative(remainder_quotient(ans, x, y))
+)
 defvjp(
     anp.copysign, lambda ans, x, y: unbroadcast_elementwise(x, ans, lambda g: anp.multiply(g, anp.sign(x) * anp.sign(ans))), None
 )

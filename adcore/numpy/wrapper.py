@@ -75,9 +75,11 @@ def exp2(x):
     return power(2.0, x)
 
 
+@primitive
 def logaddexp2(x, y):
-    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs)."""
-    return logaddexp(multiply(x, _LN2), multiply(y, _LN2)) / _LN2
+    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs); a primitive, so
+    that its derivative is formed from ``x - y`` rather than from the rounded ``x * log(2)``."""
+    return backend_of(x, y, op="logaddexp2").logaddexp(x * _LN2, y * _LN2) / _LN2
 
 
 def deg2rad(x):
@@ -105,10 +107,27 @@ def cbrt(x):
 
 
 def sinc(x):
-    """``sin(pi x) / (pi x)``, 1 at 0 (derivative 0 there), computed where-safely: no NaN at 0."""
-    at_zero = equal(x, 0)
-    pi_x = multiply(where(at_zero, 1.0, x), _np.pi)
-    return where(at_zero, 1.0, sin(pi_x) / pi_x)
+    """``sin(pi x) / (pi x)``, 1 at 0. For |pi x| < 1, its Taylor series to the x**18 term (within rounding
+    there), whose derivatives keep full precision near 0 (those of the quotient are the difference of two
+    nearly equal terms); elsewhere the quotient with ``sin(pi x)`` from ``_sin_cos_pi`` (exact zeros at the
+    integers). Each branch sees only its own points, so no derivative is NaN."""
+    small = less(abs(x), 1.0 / _np.pi)
+    x_small, x_large = where(small, x, 0.0), where(small, 1.0, x)
+    u2 = square(multiply(x_small, _np.pi))
+    series = 1.0
+    for k in range(9, 0, -1):  # sum_k (-u**2)**k / (2k + 1)!, by Horner's rule
+        series = 1.0 - u2 * series / (2.0 * k * (2.0 * k + 1.0))
+    return where(small, series, _sin_cos_pi(x_large)[0] / multiply(x_large, _np.pi))
+
+
+def _sin_cos_pi(x):
+    """``(sin(pi x), cos(pi x))`` from the reduced argument ``r = x - round(x)`` (exact, |r| <= 1/2):
+    sin(pi x) exactly 0 at the integers, and both to full precision near them and for large |x|,
+    where ``sin(pi * x)`` keeps only the digits of the rounded product ``pi * x``."""
+    n = round(x)
+    r = multiply(subtract(x, n), _np.pi)
+    parity = 1.0 - 2.0 * remainder(n, 2.0)  # (-1)**n
+    return multiply(parity, sin(r)), multiply(parity, cos(r))
 
 
 def fmax(x, y):

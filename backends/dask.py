@@ -3,7 +3,8 @@
 Everything stays lazy: tracing a function and its backward pass only add tasks to
 Dask's graph, computed when the user calls ``compute`` or ``persist``.
 
-- Dask's namespace lacks ``take_along_axis``: applied here block by block.
+- Dask's namespace lacks ``take_along_axis``: applied here block by block, and
+  the float16 dtype: dtypes are NumPy's.
 - ``broadcast_to`` gives the axes it stretches Dask's automatic chunks (Dask's own
   makes them one chunk), so the cotangent of a reduction over a large axis is
   chunked along it, within Dask's chunk size, and never one block of that axis.
@@ -32,6 +33,11 @@ from .base import Backend
 class DaskBackend(Backend):
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)
+
+    def dtype(self, spec):
+        """NumPy's dtype for ``spec``: Dask arrays carry NumPy's dtypes, float16 included, which the
+        standard's namespace (array-api-compat's) leaves out."""
+        return None if spec is None else numpy.dtype(spec)
 
     def lookup(self, api_name):
         found = super().lookup(api_name)

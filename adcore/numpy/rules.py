@@ -166,14 +166,15 @@ def def_elementwise(fun, *partials):
 
     The Jacobian in each argument is diagonal, so the VJP and the JVP are both
     multiplication by the partial derivative (unbroadcast for the VJP,
-    broadcast for the JVP).
+    broadcast for the JVP), a product in which a zero (co)tangent times a NaN
+    partial is 0 (``_times_partial``: NaN data masked out contributes nothing).
     """
 
     def vjp_of(partial):
-        return lambda g, ans, *args: anp.multiply(g, partial(ans, *args))
+        return lambda g, ans, *args: anp._times_partial(g, partial(ans, *args))
 
     def jvp(argnum, g, ans, args, kwargs):
-        return broadcast(anp.multiply(g, partials[argnum](ans, *args)), ans)
+        return broadcast(anp._times_partial(g, partials[argnum](ans, *args)), ans)
 
     defvjp_elementwise(fun, *map(vjp_of, partials))
     defjvp_argnum(fun, jvp)
@@ -183,8 +184,8 @@ def def_elementwise(fun, *partials):
 def def_elementwise_of_output(fun, partial):
     """Rules of a unary elementwise function whose derivative is a function of its output
     (``exp``: ``ans``; ``tanh``: ``1 - ans**2``): the VJP keeps the output alive, not the input."""
-    defvjp(fun, lambda ans, x: lambda g: anp.multiply(g, partial(ans)))
-    defjvp(fun, lambda g, ans, x: anp.multiply(g, partial(ans)))
+    defvjp(fun, lambda ans, x: lambda g: anp._times_partial(g, partial(ans)))
+    defjvp(fun, lambda g, ans, x: anp._times_partial(g, partial(ans)))
     def_batch_safe_vjp(fun)
 
 
@@ -302,6 +303,11 @@ defvjp_elementwise(anp.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
+def_elementwise(
+    anp._times_partial,
+    lambda ans, g, partial: anp.where(anp.logical_and(anp.isnan(partial), anp.equal(g, 0)), 0.0, partial),
+    lambda ans, g, partial: g,
+)
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 
 
@@ -434,19 +440,27 @@ def_batch_safe_vjp(anp.sum)
 
 
 def chooser_weights(ans, x, axis, keepdims):
-    """How the derivative of ``max``/``min`` splits among ``x``: equally over the entries
-    equal to the result (autograd's and JAX's convention for ties)."""
-    chosen = anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype)
-    return chosen / anp.sum(chosen, axis=axis, keepdims=True)
+    """How the derivative of ``max``/``min`` splits among ``x``: equally over the entries equal to the
+    result (autograd's and JAX's convention for ties). Returns the weights and the dtype to give the
+    derivative back in: float16 counts its ties in float32 (a count above 65504 is inf in float16,
+    and a derivative of 1/count would then be 0)."""
+    chosen, narrow = anp._accumulating(anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype))
+    return chosen / anp.sum(chosen, axis=axis, keepdims=True), narrow
 
 
 def grad_chooser(ans, x, axis=None, keepdims=False):
     x_shape = anp.shape(x)
-    return lambda g: expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * chooser_weights(ans, x, axis, keepdims)
+
+    def vjp(g):
+        weights, narrow = chooser_weights(ans, x, axis, keepdims)
+        return anp._given_back(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * weights, narrow)
+
+    return vjp
 
 
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
-    return anp.sum(g * chooser_weights(ans, x, axis, keepdims), axis=axis, keepdims=keepdims)
+    weights, narrow = chooser_weights(ans, x, axis, keepdims)
+    return anp._given_back(anp.sum(g * weights, axis=axis, keepdims=keepdims), narrow)
 
 
 defvjp(anp.max, grad_chooser)

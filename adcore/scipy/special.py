@@ -758,6 +758,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     jax-ml/jax#6811 and pytorch/pytorch#31829): in log-space recursions (CTC, HMMs) -inf is
     log 0, and a NaN there would poison every other gradient it is added to.
     """
+    a, narrow = anp._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
     axes = _reduced_axes(a, axis)
     raw = getval(a)
     shift = anp.max(raw, axis=axes, keepdims=True) if anp.size(raw) else anp.sum(raw, axis=axes, keepdims=True)
@@ -772,6 +773,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     sign = anp.sign(total)
     total = anp.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
     result = anp.where(no_mass, -math.inf, anp.add(anp.log(anp.abs(total) if return_sign else total), shift))
+    result, sign = anp._given_back(result, narrow), anp._given_back(sign, narrow)
     return (result, sign) if return_sign else result
 
 

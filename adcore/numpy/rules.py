@@ -303,11 +303,8 @@ defvjp_elementwise(anp.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-def_elementwise(
-    anp._times_partial,
-    lambda ans, g, partial: anp.where(anp.logical_and(anp.isnan(partial), anp.equal(g, 0)), 0.0, partial),
-    lambda ans, g, partial: g,
-)
+# the chain rule's own product (its (co)tangent times ``partial`` is again a _times_partial: a zero one gives 0)
+def_elementwise(anp._times_partial, lambda ans, g, partial: partial, lambda ans, g, partial: g)
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 
 

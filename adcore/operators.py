@@ -10,7 +10,18 @@ from functools import wraps
 
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
-from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
+from .core import (
+    VJPNode,
+    backward_pass,
+    defjvp_argnum,
+    defvjp_argnum,
+    isbox,
+    primitive,
+    toposort,
+    trace,
+    value_and_vjp,
+    vspace,
+)
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 from .numpy.rules import batch_safe_vjps, cotangent_batch
@@ -126,6 +137,17 @@ def _check_arrays(op, fun, x_vs, ans_vs=None):
                 f"{op}: {fun.__name__} has {what} that is a container; Jacobians are taken of an array with "
                 "respect to an array: pass one argnum at a time and return one array"
             )
+
+
+def _scalar_seed(op, fun):
+    """``seed(ans)``: the cotangent 1 of a real scalar output ``ans`` of ``fun`` (see ``_check_real_scalar``)."""
+
+    def seed(ans):
+        vs = _output_vspace(op, fun, ans)
+        _check_real_scalar(op, fun, ans, vs)
+        return vs.ones()
+
+    return seed
 
 
 def _check_real_scalar(op, fun, ans, vs):
@@ -283,10 +305,7 @@ def grad(fun, x):
     >>> float(grad(lambda x: x * x)(3.0))
     6.0
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("grad", fun, ans)
-    _check_real_scalar("grad", fun, ans, vs)
-    return vjp(vs.ones())
+    return value_and_vjp(fun, x, _scalar_seed("grad", fun), "grad")[1]
 
 
 @unary_to_nary
@@ -297,10 +316,7 @@ def value_and_grad(fun, x):
     >>> float(value), float(gradient)
     (9.0, 6.0)
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("value_and_grad", fun, ans)
-    _check_real_scalar("value_and_grad", fun, ans, vs)
-    return ans, vjp(vs.ones())
+    return value_and_vjp(fun, x, _scalar_seed("value_and_grad", fun), "value_and_grad")
 
 
 @unary_to_nary
@@ -318,8 +334,8 @@ def grad_and_aux(fun, x):
         aux.append(_untraced(aux_value, x._trace_id))
         return value
 
-    vjp, ans = _make_vjp(value_only, x, single_use=True)
-    return vjp(_output_vspace("grad_and_aux", fun, ans).ones()), aux[0]
+    gradient = value_and_vjp(value_only, x, lambda ans: _output_vspace("grad_and_aux", fun, ans).ones(), "grad_and_aux")[1]
+    return gradient, aux[0]
 
 
 def _untraced(value, trace_id):
@@ -339,11 +355,14 @@ def elementwise_grad(fun, x):
     >>> elementwise_grad(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("elementwise_grad", fun, ans)
-    if vs.iscomplex:
-        raise TypeError("elementwise_grad only applies to real-output functions; try holomorphic_grad.")
-    return vjp(vs.ones())
+
+    def seed(ans):
+        vs = _output_vspace("elementwise_grad", fun, ans)
+        if vs.iscomplex:
+            raise TypeError("elementwise_grad only applies to real-output functions; try holomorphic_grad.")
+        return vs.ones()
+
+    return value_and_vjp(fun, x, seed, "elementwise_grad")[1]
 
 
 @unary_to_nary

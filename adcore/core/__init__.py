@@ -6,37 +6,47 @@ It imports no array library; arrays enter through the types registered with
 
 from .forward import JVPNode, def_linear, defjvp, defjvp_argnum, defjvp_argnums, make_jvp, primitive_jvps
 from .reverse import (
+    SavedValuesVJP,
     VJPNode,
     backward_pass,
     defvjp,
     defvjp_argnum,
     defvjp_argnums,
     defvjp_is_zero,
+    defvjp_saved_values,
+    freezers,
     make_vjp,
     primitive_vjps,
+    saved_values_vjps,
     snapshot_value,
     snapshots,
     toposort,
+    value_and_vjp,
 )
 from .tracer import Box, Node, getval, isbox, new_box, nondifferentiable, notrace_primitive, primitive, trace
-from .vspace import VSpace, accumulate, vspace
+from .vspace import VSpace, accumulate, accumulate_into, dense, sparse_cotangents, vspace
 
 __all__ = [
     "Box",
     "JVPNode",
     "Node",
+    "SavedValuesVJP",
     "VJPNode",
     "VSpace",
     "accumulate",
+    "accumulate_into",
     "backward_pass",
     "def_linear",
     "defjvp",
     "defjvp_argnum",
     "defjvp_argnums",
     "defvjp",
+    "dense",
     "defvjp_argnum",
     "defvjp_argnums",
     "defvjp_is_zero",
+    "defvjp_saved_values",
+    "freezers",
     "getval",
     "isbox",
     "make_jvp",
@@ -47,9 +57,12 @@ __all__ = [
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
+    "saved_values_vjps",
     "snapshot_value",
     "snapshots",
+    "sparse_cotangents",
     "toposort",
     "trace",
+    "value_and_vjp",
     "vspace",
 ]

@@ -183,14 +183,17 @@ def unbox_innermost(args):
 
     Returns ``(argvals, argnums, parents, innermost_box, nested)``: the unboxed
     arguments, the positions of the boxes of the innermost trace, their nodes, one
-    of those boxes (it gives the trace id and the node type), and whether boxes of
-    an outer trace are left among ``argvals`` (so the call must be recorded there too).
+    of those boxes (it gives the trace id and the node type; None if no argument is
+    boxed), and whether boxes of an outer trace are left among ``argvals`` (so the
+    call must be recorded there too).
     """
     box_types = Box.types
     top = None
     for arg in args:
         if type(arg) in box_types and (top is None or arg._trace_id > top._trace_id):
             top = arg
+    if top is None:
+        return args, (), (), None, False
     top_id = top._trace_id
     argvals = list(args)
     argnums = []
@@ -208,6 +211,9 @@ def unbox_innermost(args):
     return tuple(argvals), tuple(argnums), tuple(parents), top, nested
 
 
+_FIRST, _SECOND = (0,), (1,)
+
+
 def primitive(f_raw):
     """Wrap ``f_raw`` so that calls on boxes are recorded as nodes of the innermost trace.
 
@@ -216,20 +222,32 @@ def primitive(f_raw):
     boxes of several traces is recorded in each: the wrapper calls itself on the
     values of the innermost boxes (which records the call in the next trace out),
     then records it in the innermost trace.
+
+    The one- and two-argument calls with one boxed argument (most calls: ``sin(x)``,
+    ``x * 0.5``) are unboxed inline; every other call goes through :func:`unbox_innermost`.
     """
     box_types = Box.types
+    box_type_of = Box.type_mappings
 
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
-        for arg in args:
-            if type(arg) in box_types:
-                break
+        first = second = None  # whether args[0] and args[1] are boxed (None: not looked at)
+        if len(args) == 1 or len(args) == 2:
+            first, second = type(args[0]) in box_types, len(args) == 2 and type(args[1]) in box_types
+            if not (first or second):
+                return f_raw(*args, **kwargs)
+        if first != second:  # one box, of one or two arguments
+            top = args[0] if first else args[1]
+            value = top._value
+            argvals = (value, *args[1:]) if first else (args[0], value)
+            argnums, parents, nested = _FIRST if first else _SECOND, (top._node,), type(value) in box_types
         else:
-            return f_raw(*args, **kwargs)
-        argvals, argnums, parents, top, nested = unbox_innermost(args)
+            argvals, argnums, parents, top, nested = unbox_innermost(args)
+            if top is None:
+                return f_raw(*args, **kwargs)
         ans = f_wrapped(*argvals, **kwargs) if nested else f_raw(*argvals, **kwargs)
         node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
-        return new_box(ans, top._trace_id, node)
+        return (box_type_of.get(type(ans)) or box_type_of.of(ans))(ans, top._trace_id, node)
 
     f_wrapped.fun = f_raw
     return f_wrapped

@@ -8,6 +8,7 @@ from backends import array_backend, default_backend, get_backend
 from ..core import VSpace
 from . import wrapper as anp
 from .boxes import SCALAR_TYPES
+from .rules import writes_in_place
 
 
 class ArrayVSpace(VSpace):
@@ -57,6 +58,14 @@ class ArrayVSpace(VSpace):
 
     add = staticmethod(anp.add)
     add_needs_space = False
+
+    @staticmethod
+    def add_into(x, y):
+        """``x + y``, written into ``x`` where it keeps ``x``'s shape and dtype (:func:`writes_in_place`)."""
+        if writes_in_place(x, y):
+            x += y
+            return x
+        return anp.add(x, y)
 
     def scalar_mul(self, x, a):
         return anp.multiply(x, a)

@@ -11,20 +11,53 @@ import builtins
 
 import numpy as _np
 
-from backends import backend_of, default_backend
+from backends import array_backend, backend_of, default_backend
 
 from ..core import getval, isbox, notrace_primitive, primitive
 
 
 def _elementwise(name, api_name=None):
     api_name = api_name or name
+    function_for = _dispatch_cache(name, api_name)
 
     def raw(*args):
-        return getattr(backend_of(*args, op=name), api_name)(*args)
+        return function_for(args)(*args)
 
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     return raw
+
+
+def _dispatch_cache(name, api_name):
+    """``function_for(args)``: the backend function ``api_name`` for the call ``args``, cached per argument types.
+
+    The first call with some argument types asks ``backend_of`` (which raises for arrays of two
+    backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
+    NumPy's float64 scalar operators); later calls with the same types cost one dictionary lookup.
+    Types with no array are served by the default backend, which is checked on every call (it
+    changes with ``use_backend``); two arrays of a library with several devices are not cached
+    (``backend_of`` compares their devices on every call).
+    """
+    found = {}  # argument types -> (function, the default backend it serves, or None where an array decides)
+
+    def resolve(args, types):
+        arrays = [value for value in args if array_backend(value) is not None]
+        backend = backend_of(*args, op=name)
+        function = backend.function_for(api_name, types)
+        if not arrays:
+            found[types] = (function, backend)
+        elif len(arrays) == 1 or not backend.multi_device:
+            found[types] = (function, None)
+        return function
+
+    def function_for(args):
+        types = (type(args[0]), type(args[1])) if len(args) == 2 else tuple(map(type, args))
+        entry = found.get(types)
+        if entry is None or (entry[1] is not None and entry[1] is not default_backend()):
+            return resolve(args, types)
+        return entry[0]
+
+    return function_for
 
 
 # ---- differentiable elementwise functions ----

@@ -11,6 +11,7 @@ from functools import wraps
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
 from .core import (
+    RuleNotDefined,
     VJPNode,
     backward_pass,
     defjvp_argnum,
@@ -492,27 +493,61 @@ def jacobian(fun, x):
 
 
 def hessian(fun, argnum=0):
-    """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``, forward-over-reverse:
-    ``jacfwd(grad(fun))``, one forward pass through the gradient per input entry.
+    """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``.
+
+    Reverse-over-reverse (``jacrev(grad(fun))``, autograd's mode): the gradient is traced
+    once and the rows are its cotangents, all from one batched backward pass where every
+    primitive allows (see ``jacrev``). The Hessian is square, so rows from one trace cost
+    less than columns from a forward pass each; only where the gradient's rules use a
+    primitive that has no VJP (``adcore.core.RuleNotDefined``) is it forward-over-reverse
+    (``jacfwd(grad(fun))``, one forward pass through the gradient per input entry, which
+    needs only JVPs there). A library that defines its primitives with ``defvjp`` alone gets
+    reverse-over-reverse, which needs no JVP.
 
     >>> hessian(lambda x: x ** 3)(2.0)
     array(12.)
     """
-    return jacfwd(grad(fun, argnum), argnum)
+    gradient = grad(fun, argnum)
+    reverse, forward = jacrev(gradient, argnum), jacfwd(gradient, argnum)
+
+    def hessian_of(*args, **kwargs):
+        try:
+            return reverse(*args, **kwargs)
+        except RuleNotDefined as error:
+            if error.mode != "VJP":
+                raise
+            return forward(*args, **kwargs)
+
+    hessian_of.__name__ = hessian_of.__qualname__ = f"hessian_of_{getattr(fun, '__name__', 'fun')}"
+    return hessian_of
 
 
 def hvp(fun, argnum=0):
     """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
-    argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``.
+    argument), reverse-over-forward: the gradient of the directional derivative ``<grad fun(x), v>``,
+    computed by one forward-mode trace along ``v`` and one backward pass. Unlike forward-over-reverse
+    (a JVP of ``grad(fun)``), it computes no value it throws away (that one computes the gradient
+    itself beside its derivative). Where a primitive of ``fun`` has no JVP it is reverse-over-reverse,
+    the gradient of ``<grad fun(x), v>`` (autograd's ``hessian_vector_product``).
 
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
-    jvp_of_gradient = make_jvp(grad(fun, argnum), argnum)
-
     def hessian_times(*args, **kwargs):
         *args, v = args
-        return jvp_of_gradient(*args, **kwargs)(v)[1]
+
+        def fun_of(x):
+            subargs = list(args)
+            subargs[argnum] = x
+            return fun(*subargs, **kwargs)
+
+        fun_of.__name__ = getattr(fun, "__name__", "fun")
+        try:
+            return grad(lambda x: make_jvp(fun_of)(x)(v)[1])(args[argnum])
+        except RuleNotDefined as error:
+            if error.mode != "JVP":
+                raise
+            return grad(lambda x: vspace(x).inner_prod(grad(fun_of)(x), v))(args[argnum])
 
     hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
     return hessian_times

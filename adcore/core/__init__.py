@@ -6,6 +6,7 @@ It imports no array library; arrays enter through the types registered with
 
 from .forward import JVPNode, def_linear, defjvp, defjvp_argnum, defjvp_argnums, make_jvp, primitive_jvps
 from .reverse import (
+    RuleNotDefined,
     SavedValuesVJP,
     VJPNode,
     backward_pass,
@@ -30,6 +31,7 @@ __all__ = [
     "Box",
     "JVPNode",
     "Node",
+    "RuleNotDefined",
     "SavedValuesVJP",
     "VJPNode",
     "VSpace",

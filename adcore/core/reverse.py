@@ -58,7 +58,7 @@ class VJPNode(Node):
             try:
                 vjpmaker = primitive_vjps[fun]
             except KeyError:
-                raise NotImplementedError(missing_rule_message("VJP", fun, parent_argnums)) from None
+                raise RuleNotDefined("VJP", fun, parent_argnums) from None
             self.vjp, self.saved = vjpmaker(parent_argnums, value, args, kwargs), None
         else:
             keeps_output = rule.output_kept.get(parent_argnums)
@@ -211,10 +211,15 @@ def _describe_array(value):
     return f"an array of shape {tuple(getattr(value, 'shape', ()))} and dtype {getattr(value, 'dtype', type(value).__name__)}"
 
 
-def missing_rule_message(mode, fun, argnums):
-    argnums = argnums[0] if len(argnums) == 1 else argnums
-    which = "argnum" if isinstance(argnums, int) else "argnums"
-    return f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined"
+class RuleNotDefined(NotImplementedError):
+    """A primitive has no ``mode`` (``"VJP"`` or ``"JVP"``) rule for the arguments differentiated;
+    raised when a trace records the call."""
+
+    def __init__(self, mode, fun, argnums):
+        argnums = argnums[0] if len(argnums) == 1 else argnums
+        which = "argnum" if isinstance(argnums, int) else "argnums"
+        super().__init__(f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined")
+        self.mode = mode
 
 
 def make_vjp(fun, x, single_use=False):
@@ -441,7 +446,7 @@ def defvjp(fun, *vjpmakers, argnums=None):
         try:
             maker = makers[argnum]
         except KeyError:
-            raise NotImplementedError(missing_rule_message("VJP", fun, (argnum,))) from None
+            raise RuleNotDefined("VJP", fun, (argnum,)) from None
         return maker(ans, *args, **kwargs)
 
     defvjp_argnum(fun, vjp_argnum)

@@ -108,7 +108,7 @@ class SparseCotangent:
     Attributes
     ----------
     container : tuple, list or dict
-        The container (its raw value when traced) whose cotangent this is.
+        The raw container whose cotangent this is.
     items : dict
         Position (an int; a key for a dict) -> the cotangent of that item (itself sparse
         for a container item).
@@ -170,6 +170,7 @@ def _position(container, index):
 
 def _untake_sparse(g, container, index):
     """``container_untake`` in a first-order backward pass: ``g`` at ``index`` of ``container``, sparse."""
+    container = getval(container)  # the raw container also under an outer trace: only its structure is read
     if builtins.isinstance(index, slice):
         positions = range(len(container))[index]
         items = g.items if builtins.type(g) is SparseCotangent else builtins.dict(builtins.enumerate(g))

@@ -533,6 +533,7 @@ def hvp(fun, argnum=0):
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
+
     def hessian_times(*args, **kwargs):
         *args, v = args
 

@@ -140,7 +140,9 @@ class _Namespace:
         self._namespace = namespace
 
     def __getattr__(self, name):
-        return getattr(self._namespace, name)
+        found = getattr(self._namespace, name)
+        setattr(self, name, found)
+        return found
 
 
 class CuPyNamespace(_Namespace):

@@ -180,7 +180,23 @@ def _cupy_refusal(real, args, kwargs):
 # ---- the checks ----
 
 
+def _key(value):
+    """What a check of ``value`` depends on: an array's shape and dtype, a scalar's type and value."""
+    kind = type(value)
+    if kind is CupyLike or kind is numpy.ndarray:
+        return (value.shape, value.dtype)
+    if kind is tuple or kind is list:
+        return (kind, *map(_key, value))
+    if kind is slice:
+        return (kind, value.start, value.stop, value.step)
+    try:
+        return (kind, hash(value), value)
+    except TypeError:
+        return kind
+
+
 def _summary(value):
+    """``value`` as a problem's message shows it."""
     if isinstance(value, numpy.ndarray):
         return f"array{value.shape}:{value.dtype}"
     if isinstance(value, numpy.generic):
@@ -214,7 +230,7 @@ def _signature_problem(real, args, kwargs):
 class Recorder:
     """The calls made into the stand-ins, and what CuPy would refuse among them."""
 
-    checked = {}  # call summary -> its problems (shared: each kind of call is checked once per process)
+    checked = {}  # what a check depends on (``_key``) -> the call's problems: each kind of call is checked once
 
     def __init__(self):
         self.problems = {}
@@ -224,12 +240,14 @@ class Recorder:
     def check(self, path, real, args, kwargs):
         self.calls += 1
         device = kwargs.get("device") if path in IGNORE_DEVICE else None
-        key = (path, tuple(_summary(a) for a in args), tuple((k, _summary(v)) for k, v in sorted(kwargs.items())))
-        key += (device is not None and device != self.devices[-1],)
-        if key not in self.checked:
-            self.checked[key] = self._problems(path, real, args, kwargs, key[-1])
-        for problem in self.checked[key]:
-            self.problems.setdefault(problem, f"{path}({', '.join(key[1] + tuple(f'{k}={v}' for k, v in key[2]))})")
+        device_ignored = device is not None and device != self.devices[-1]
+        key = (path, device_ignored, *map(_key, args), *((k, _key(v)) for k, v in kwargs.items()))
+        problems = self.checked.get(key)
+        if problems is None:
+            problems = self.checked[key] = self._problems(path, real, args, kwargs, device_ignored)
+        for problem in problems:
+            shown = [_summary(a) for a in args] + [f"{k}={_summary(v)}" for k, v in kwargs.items()]
+            self.problems.setdefault(problem, f"{path}({', '.join(shown)})")
 
     def _problems(self, path, real, args, kwargs, device_ignored):
         problems = []
@@ -340,6 +358,7 @@ class StandIn:
             return _like_cupy(side(*args, **kwargs))
 
         call.__name__ = name
+        setattr(self, name, call)
         return call
 
 

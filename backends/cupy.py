@@ -43,9 +43,9 @@ from .base import Backend
 #: Array API name -> how many leading arguments CuPy takes as arrays only (a scalar there is made an array)
 ARRAY_ARGUMENTS = {
     **dict.fromkeys("where broadcast_to reshape sum prod max min argmax argmin all any count_nonzero".split(), 1),
-    **dict.fromkeys("cumulative_sum cumulative_prod permute_dims flip astype expand_dims squeeze nonzero".split(), 1),
+    **dict.fromkeys("cumulative_sum cumulative_prod permute_dims flip expand_dims squeeze".split(), 1),
     **dict.fromkeys("zeros_like ones_like empty_like full_like".split(), 1),
-    **dict.fromkeys("tensordot matmul".split(), 2),
+    "tensordot": 2,
 }
 #: creation functions whose ``device=`` array-api-compat's cupy namespace accepts and ignores
 CREATION = frozenset("arange empty empty_like eye full full_like linspace ones ones_like zeros zeros_like".split())
@@ -54,6 +54,14 @@ SCATTER_ADD_DTYPES = frozenset("int32 int64 uint32 uint64 float16 float32 float6
 
 
 class CuPyBackend(Backend):
+    """CuPy arrays on the current GPU; ``xp`` is array-api-compat's cupy namespace with CuPy's differences met.
+
+    Raises
+    ------
+    RuntimeError
+        When made on a machine without an NVIDIA GPU or its driver, saying so.
+    """
+
     def __init__(self):
         try:
             devices = cupy.cuda.runtime.getDeviceCount()
@@ -90,6 +98,8 @@ class CuPyBackend(Backend):
         ------
         NotImplementedError
             If cupyx has no such module (``integrate``).
+        ImportError
+            If the module cannot load a CUDA library (the extras ``[cuda12]``/``[cuda13]`` bring them).
         """
         try:
             return self._scipy_modules[name]
@@ -103,6 +113,11 @@ class CuPyBackend(Backend):
             raise NotImplementedError(
                 f"the cupy backend has no scipy.{name}: cupyx.scipy has no module {name!r} (SciPy's runs on numpy arrays)"
             ) from None
+        except ImportError as error:  # a CUDA library it loads is missing (libcublasLt.so.12, ...)
+            raise ImportError(
+                f"cupyx.scipy.{name} cannot load a CUDA library it needs ({error}); install adcore[cuda12] or "
+                "adcore[cuda13], which bring NVIDIA's CUDA library wheels"
+            ) from error
         module = self._scipy_modules[name] = _CUPYX_DIFFERENCES.get(name, _Namespace)(module)
         return module
 
@@ -111,7 +126,7 @@ def _scalars_as_arrays(fun, count):
     """``fun`` with its first ``count`` arguments made CuPy arrays where they are Python or NumPy scalars."""
 
     def call(*args, **kwargs):
-        if not all(isinstance(a, cupy.ndarray) for a in args[:count]):
+        if not isinstance(args[0], cupy.ndarray) or (count == 2 and not isinstance(args[1], cupy.ndarray)):
             args = tuple(a if isinstance(a, cupy.ndarray) else cupy.asarray(a) for a in args[:count]) + args[count:]
         return fun(*args, **kwargs)
 

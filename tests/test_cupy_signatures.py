@@ -66,7 +66,10 @@ def _gpu_here():
         return False
 
 
-pytestmark = pytest.mark.skipif(_gpu_here(), reason="a GPU is present: the cupy parametrisations of the tests run for real")
+pytestmark = [
+    pytest.mark.skipif(_gpu_here(), reason="a GPU is present: the cupy parametrisations of the tests run for real"),
+    pytest.mark.filterwarnings("ignore:cupyx.jit.rawkernel is experimental:FutureWarning"),
+]
 
 #: What CuPy refuses only after it first asks the device (the current GPU, or a kernel), which the
 #: run on arrays over unused memory does not reach, read from CuPy's source:
@@ -85,7 +88,7 @@ BEYOND_THE_DEVICE = {
     ),
 }
 
-#: array-api-compat's cupy functions that accept ``device=`` and ignore it (cupy_compat/_aliases.py
+#: array-api-compat's cupy functions that accept ``device=`` and ignore it (array_api_compat/cupy/_aliases.py
 #: passes them through ``array_api_compat.common._aliases``, whose ``_check_device`` checks nothing for CuPy)
 IGNORE_DEVICE = frozenset(
     f"array_api_compat.cupy.{name}"
@@ -140,7 +143,8 @@ def _stand_in_missing_cuda_libraries():
                 cupy.cuda.cufft = sys.modules[name]
 
 
-_stand_in_missing_cuda_libraries()
+if not _gpu_here():  # with a GPU the missing libraries must fail as they do, and this module is skipped
+    _stand_in_missing_cuda_libraries()
 
 
 # ---- CuPy arrays over memory that is never read ----
@@ -601,3 +605,16 @@ def test_a_scipy_module_cupyx_lacks_is_not_implemented(name, recorded):
     backend, _ = recorded
     with pytest.raises(NotImplementedError, match=f"the cupy backend has no scipy.{name}: cupyx.scipy has no module"):
         backend.scipy_module(name)
+
+
+def test_a_missing_cuda_library_names_the_extras(recorded, monkeypatch):
+    import backends.cupy as module
+
+    backend, _ = recorded
+
+    def import_module(name):
+        raise ImportError("libcublasLt.so.12: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(module, "importlib", types.SimpleNamespace(import_module=import_module))
+    with pytest.raises(ImportError, match=r"cupyx.scipy.linalg cannot load a CUDA library .* install adcore\[cuda12\]"):
+        backend.scipy_module("linalg")

@@ -33,29 +33,30 @@ def _dispatch_cache(name, api_name):
 
     The first call with some argument types asks ``backend_of`` (which raises for arrays of two
     backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
-    NumPy's float64 scalar operators); later calls with the same types cost one dictionary lookup.
-    Types with no array are served by the default backend, which is checked on every call (it
-    changes with ``use_backend``); two arrays of a library with several devices are not cached
+    NumPy's float64 scalar operators); later calls with the same types look the function up and
+    check that the backend it came from still serves them: the backend of the first array argument
+    (the registry of array types may change), or the default backend where no argument is an array
+    (it changes with ``use_backend``). Two arrays of a library with several devices are not cached
     (``backend_of`` compares their devices on every call).
     """
-    found = {}  # argument types -> (function, the default backend it serves, or None where an array decides)
+    found = {}  # argument types -> (function, its backend, position of the first array argument or None)
 
     def resolve(args, types):
-        arrays = [value for value in args if array_backend(value) is not None]
+        arrays = [position for position, value in enumerate(args) if array_backend(value) is not None]
         backend = backend_of(*args, op=name)
         function = backend.function_for(api_name, types)
-        if not arrays:
-            found[types] = (function, backend)
-        elif len(arrays) == 1 or not backend.multi_device:
-            found[types] = (function, None)
+        if len(arrays) < 2 or not backend.multi_device:
+            found[types] = (function, backend, arrays[0] if arrays else None)
         return function
 
     def function_for(args):
         types = (type(args[0]), type(args[1])) if len(args) == 2 else tuple(map(type, args))
         entry = found.get(types)
-        if entry is None or (entry[1] is not None and entry[1] is not default_backend()):
-            return resolve(args, types)
-        return entry[0]
+        if entry is not None:
+            function, backend, position = entry
+            if (default_backend() if position is None else array_backend(args[position])) is backend:
+                return function
+        return resolve(args, types)
 
     return function_for
 

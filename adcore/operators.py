@@ -200,22 +200,25 @@ def _in_space(where, what, expected_vs, given):
 def _check_same_space(where, what, expected, given, strict):
     """``strict``: also the backend and device (not for Python scalars, which have neither, nor
     items of containers, where a mixed backend is reported by the first operation that meets it)."""
-    differs = f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+
+    def differs():  # formatted only when raised: the check runs on every vjp and jvp call
+        return f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+
     if hasattr(expected, "shape") != hasattr(given, "shape"):
-        raise TypeError(differs)
+        raise TypeError(differs())
     if not hasattr(expected, "shape"):
         structure = (expected.container_type, expected.keys, len(expected.spaces))
         if structure != (given.container_type, given.keys, len(given.spaces)):
-            raise ValueError(differs)
+            raise ValueError(differs())
         for expected_item, given_item in zip(expected.spaces, given.spaces):
             _check_same_space(where, what, expected_item, given_item, strict=False)
         return
     if tuple(given.shape) != tuple(expected.shape):
-        raise ValueError(differs)
+        raise ValueError(differs())
     if expected.differentiable and not (given.differentiable and (expected.iscomplex or not given.iscomplex)):
-        raise TypeError(differs)
+        raise TypeError(differs())
     if strict and expected.device is not None and (given.backend is not expected.backend or given.device != expected.device):
-        raise ValueError(differs)
+        raise ValueError(differs())
 
 
 def _checked_output(op, fun):
@@ -536,6 +539,7 @@ def hvp(fun, argnum=0):
 
     def hessian_times(*args, **kwargs):
         *args, v = args
+        x = args[argnum]
 
         def fun_of(x):
             subargs = list(args)
@@ -543,12 +547,16 @@ def hvp(fun, argnum=0):
             return fun(*subargs, **kwargs)
 
         fun_of.__name__ = getattr(fun, "__name__", "fun")
+        _check_differentiable("hvp", fun, argnum, x)
+        x_vs = vspace(x)
+        v = _in_space(f"hvp: the vector v of hvp_of_{fun_of.__name__}", "vector v", x_vs, v)
+        along_v = _checked_output("hvp", fun_of)
         try:
-            return grad(lambda x: make_jvp(fun_of)(x)(v)[1])(args[argnum])
+            return value_and_vjp(lambda x: _make_jvp(along_v, x)(v)[1], x, _scalar_seed("hvp", fun_of), "hvp")[1]
         except RuleNotDefined as error:
             if error.mode != "JVP":
                 raise
-            return grad(lambda x: vspace(x).inner_prod(grad(fun_of)(x), v))(args[argnum])
+            return grad(lambda x: x_vs.inner_prod(grad(fun_of)(x), v))(x)
 
     hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
     return hessian_times

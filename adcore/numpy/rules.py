@@ -74,7 +74,9 @@ def batch_ndim():
 def metadata(x):
     """What a VJP keeps of an argument instead of the argument: its shape, its dtype (None for a
     Python scalar, whose cotangent keeps the output's dtype) and whether it is complex."""
-    return anp.shape(x), getattr(getval(x), "dtype", None), anp.iscomplexobj(x)
+    raw = getval(x)
+    shape = tuple(raw.shape) if hasattr(raw, "shape") else anp.shape(raw)
+    return shape, getattr(raw, "dtype", None), anp.iscomplexobj.fun(raw)
 
 
 def unbroadcast(g, meta):

@@ -834,15 +834,22 @@ def iscomplexobj(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, complex)
-    key = (type(dtype), dtype)  # the type first: dtypes of two libraries are never compared
-    try:
-        return _complex_dtypes[key]
-    except KeyError:
-        iscomplex = _complex_dtypes[key] = bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
-        return iscomplex
+    iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
+    return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
 
 
-_complex_dtypes = {}  # (dtype type, dtype) -> whether it is complex; asked of the backend once per dtype
+#: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
+#: libraries are never compared); asked of the backend once per dtype and kind.
+_dtype_kinds = {}
+
+
+def _is_dtype_kind(backend, dtype, kind):
+    """``backend.isdtype(dtype, kind)``, cached in ``_dtype_kinds``."""
+    key = (type(dtype), dtype, kind)
+    result = _dtype_kinds.get(key)
+    if result is None:
+        result = _dtype_kinds[key] = bool(backend.isdtype(dtype, kind))
+    return result
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----

@@ -5,7 +5,7 @@ of its input and of the output it returns (``adcore.core.snapshots``): each test
 writes to one of them after tracing and checks that ``vjp`` gives exactly the
 derivative at the values seen when tracing. Inside ``grad`` and the other operators
 that pull back at once, NumPy constants are marked read-only instead of copied
-(``adcore.core.ReadOnlyConstants``): a write raises, naming the array.
+(``adcore.core.reverse.Constants``): a write raises, naming the array.
 """
 
 import numpy

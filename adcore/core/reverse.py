@@ -35,9 +35,7 @@ class VJPNode(Node):
     (``saved`` None), or the rule's ``vjp`` with the values it names (``saved``; see
     :class:`SavedValuesVJP`), which needs no closure per node.
 
-    Constant arguments (data, weights held fixed: mutable arrays that are not parents) are kept
-    by the trace's ``constants`` policy (:class:`SnapshotConstants` or :class:`ReadOnlyConstants`),
-    so writes to them between the forward and the backward pass cannot change the derivative.
+    Its constant arguments are kept by its trace's :class:`Constants`.
     """
 
     __slots__ = ["fun", "parents", "number", "constants", "vjp", "saved"]
@@ -61,9 +59,7 @@ class VJPNode(Node):
                 raise RuleNotDefined("VJP", fun, parent_argnums) from None
             self.vjp, self.saved = vjpmaker(parent_argnums, value, args, kwargs), None
         else:
-            keeps_output = rule.output_kept.get(parent_argnums)
-            if keeps_output is None:
-                keeps_output = rule.keeps_output(parent_argnums)
+            keeps_output = not rule.output_readers.isdisjoint(parent_argnums)
             self.vjp = rule.vjp
             self.saved = (value if keeps_output else None, args if rule.keeps_arguments else None, kwargs, parent_argnums)
 
@@ -71,7 +67,7 @@ class VJPNode(Node):
         self.fun = None
         self.parents = ()
         self.number = next(_creation_numbers)
-        self.constants = constants or SnapshotConstants()
+        self.constants = constants or Constants()
         self.vjp, self.saved = lambda g: (), None
 
 
@@ -86,21 +82,16 @@ class SavedValuesVJP:
     are such buffers, each distinct (then the pass owns them in turn).
     """
 
-    __slots__ = ["vjp", "output_readers", "keeps_arguments", "output_kept"]
+    __slots__ = ["vjp", "output_readers", "keeps_arguments"]
 
     def __init__(self, vjp, output_readers, keeps_arguments):
         self.vjp = vjp
         self.output_readers = frozenset(output_readers)
         self.keeps_arguments = keeps_arguments
-        self.output_kept = {}  # argnums -> whether the output is kept, filled by keeps_output
-
-    def keeps_output(self, argnums):
-        kept = self.output_kept[argnums] = not self.output_readers.isdisjoint(argnums)
-        return kept
 
     def vjp_maker(self, argnums, ans, args, kwargs):
         """The same rule as a closure, for code that calls the VJP registry (``primitive_vjps``) itself."""
-        return lambda g: self.vjp(g, False, ans, args, kwargs, argnums)[0]
+        return lambda g: tuple(map(dense, self.vjp(g, False, ans, args, kwargs, argnums)[0]))
 
 
 def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
@@ -114,64 +105,41 @@ def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
     primitive_vjps[fun] = rule.vjp_maker
 
 
-class SnapshotConstants:
-    """Constants of a trace whose VJP may be called again (``make_vjp``): each mutable array among
-    a node's constant arguments is replaced by its snapshot (registered in ``snapshots``).
-
-    Cost: one dictionary lookup per constant argument of a recorded call, and a copy of each
-    mutable array among them (``O(size)`` time and memory, e.g. the data matrix of an MLP's first
-    layer); calls on unboxed values pay nothing.
+class Constants:
+    """How the nodes of one trace keep their constant arguments (mutable arrays that are not
+    parents: data, weights held fixed), so that writes to them before the backward pass cannot
+    change the derivative: each is replaced by its snapshot (``snapshots``; a trace whose VJP may
+    run again), or, with ``read_only`` (a single-use trace: ``grad``), marked read-only
+    (``freezers``) until :meth:`restore` instead of copied, a write then raising (:meth:`explain`).
+    Calls on unboxed values pay nothing; a snapshot costs a copy of the array.
     """
 
-    __slots__ = []
+    __slots__ = ["read_only", "frozen"]
+
+    def __init__(self, read_only=False):
+        self.read_only = read_only
+        self.frozen = []  # (value, fun) for each value this trace marked read-only
 
     def keep(self, args, argnums, fun):
         copied = None
         for argnum, arg in enumerate(args):
             if argnum in argnums:
                 continue
-            snapshot = snapshots.get(type(arg), _UNSEEN)
-            if snapshot is _UNSEEN:
-                snapshot = snapshots.find(arg)
-            if snapshot is None:
-                if freezers.find(arg) is None:
-                    immutable_types.add(type(arg))
-            else:
-                copied = copied or list(args)
-                copied[argnum] = snapshot(arg)
-        return args if copied is None else tuple(copied)
-
-
-_freeze_lock = threading.Lock()
-#: ``id(value) -> [value, count, thaw]`` for the values marked read-only by the traces now running
-#: (of all threads): the first freezes a value, the last thaws it.
-_frozen = {}
-
-
-class ReadOnlyConstants(SnapshotConstants):
-    """Constants of a single-use trace (``grad``, ``value_and_grad``): each mutable array among a
-    node's constant arguments is marked read-only (``freezers``) until :meth:`restore`, instead of
-    copied; a type that cannot be marked is snapshotted. A write to such an array inside the traced
-    function then raises (see :meth:`explain`)."""
-
-    __slots__ = ["frozen"]
-
-    def __init__(self):
-        self.frozen = []  # (value, fun) for each value this trace froze
-
-    def keep(self, args, argnums, fun):
-        snapshot_needed = False
-        for argnum, arg in enumerate(args):
-            if argnum in argnums:
-                continue
             freeze = freezers.get(type(arg), _UNSEEN)
             if freeze is _UNSEEN:
                 freeze = freezers.find(arg)
-            if freeze is not None:
+            if freeze is not None and self.read_only:
                 self.freeze(arg, freeze, fun)
-            elif snapshots.get(type(arg), _UNSEEN) is not None:
-                snapshot_needed = True
-        return super().keep(args, argnums, fun) if snapshot_needed else args
+                continue
+            snapshot = snapshots.get(type(arg), _UNSEEN)
+            if snapshot is _UNSEEN:
+                snapshot = snapshots.find(arg)
+            if snapshot is not None:
+                copied = copied or list(args)
+                copied[argnum] = snapshot(arg)
+            elif freeze is None:
+                immutable_types.add(type(arg))
+        return args if copied is None else tuple(copied)
 
     def freeze(self, value, freeze, fun):
         with _freeze_lock:
@@ -183,8 +151,7 @@ class ReadOnlyConstants(SnapshotConstants):
         self.frozen.append((value, fun))
 
     def restore(self):
-        """Give back the flags of every value this trace marked read-only (once the last trace
-        that marked a value is done)."""
+        """Give back the flags of the values this trace marked (once no running trace holds them)."""
         with _freeze_lock:
             for value, _ in self.frozen:
                 entry = _frozen[id(value)]
@@ -195,11 +162,18 @@ class ReadOnlyConstants(SnapshotConstants):
         self.frozen = []
 
     def explain(self, error, op, fun):
-        """A ``ValueError`` naming the read-only constants, for NumPy's error on a write to one of
-        them (``error``), or None if this trace froze nothing."""
+        """For NumPy's error on a write to a read-only array, a ``ValueError`` naming the arrays this
+        trace marked; None if it marked none."""
         if not self.frozen or "read-only" not in str(error):
             return None
-        used = "; ".join(sorted({f"{_describe_array(value)} used by {primitive_name(prim)}" for value, prim in self.frozen}))
+        used = "; ".join(
+            sorted(
+                {
+                    f"an array of shape {tuple(value.shape)} and dtype {value.dtype} used by {primitive_name(prim)}"
+                    for value, prim in self.frozen
+                }
+            )
+        )
         return ValueError(
             f"{op}: {getattr(fun, '__name__', fun)} wrote to a read-only array ({error}). While {op} runs, the arrays "
             f"that the function uses as constants are read-only rather than copied; here: {used}. "
@@ -207,8 +181,10 @@ class ReadOnlyConstants(SnapshotConstants):
         )
 
 
-def _describe_array(value):
-    return f"an array of shape {tuple(getattr(value, 'shape', ()))} and dtype {getattr(value, 'dtype', type(value).__name__)}"
+_freeze_lock = threading.Lock()
+#: ``id(value) -> [value, count, thaw]`` for the values marked read-only by the traces now running
+#: (of all threads): the first marks a value, the last gives its flags back.
+_frozen = {}
 
 
 class RuleNotDefined(NotImplementedError):
@@ -286,14 +262,14 @@ def value_and_vjp(fun, x, seed, op="grad"):
     Python's garbage collector is paused across the trace and the backward pass, each node's
     saved values are freed once its VJP has run, ``x`` and ``ans`` are not copied, and the
     constant arrays ``fun`` uses are marked read-only until the end rather than copied
-    (:class:`ReadOnlyConstants`).
+    (:class:`Constants`).
 
     Raises
     ------
     ValueError
         If ``fun`` writes to one of those read-only arrays, naming ``op``, ``fun`` and the arrays.
     """
-    constants = ReadOnlyConstants()
+    constants = Constants(read_only=True)
     with gc_paused():
         try:
             end_value, end_node = trace(VJPNode.new_root(constants), fun, x)

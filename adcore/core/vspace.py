@@ -87,20 +87,17 @@ def dense(g):
 
 def accumulate(prev, new):
     """``prev + new`` (cotangents or tangents) in their space; ``prev`` None means nothing yet."""
-    if prev is None:
-        return new
-    value = getval(new)
-    space = VSpace.mappings.of(value)
-    if getattr(space, "add_needs_space", True):
-        return space(value).add(prev, new)
-    return space.add(prev, new)
+    return new if prev is None else _adding_space(new).add(prev, new)
 
 
 def accumulate_into(owned, new):
     """``owned + new``, written into ``owned`` where its space can (``VSpace.add_into``): the
     backward pass owns that buffer, so nobody else sees it change."""
-    value = getval(owned)
+    return _adding_space(owned).add_into(owned, new)
+
+
+def _adding_space(value):
+    """The space that adds ``value``: its class where ``add`` needs no space (``add_needs_space``)."""
+    value = getval(value)
     space = VSpace.mappings.of(value)
-    if getattr(space, "add_needs_space", True):
-        return space(value).add_into(owned, new)
-    return space.add_into(owned, new)
+    return space(value) if getattr(space, "add_needs_space", True) else space

@@ -191,23 +191,18 @@ Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value
 register_traced_type(ArrayBox)
 
 
-def _array_snapshot(value):
-    """``Backend.snapshot`` for arrays of a library whose arrays are mutable; None for boxes, scalars, JAX."""
-    if type(value) in Box.types:
-        return None
-    backend = array_backend(value)
-    return backend.snapshot if backend is not None and backend.mutable_arrays else None
+def _backend_method(name, flag):
+    """A resolver for ``snapshots`` or ``freezers``: the backend's method ``name`` for an array of a
+    library whose ``flag`` is set (``mutable_arrays``, ``read_only_flags``); None for boxes and scalars."""
+
+    def resolve(value):
+        if type(value) in Box.types:
+            return None
+        backend = array_backend(value)
+        return getattr(backend, name) if backend is not None and getattr(backend, flag) else None
+
+    return resolve
 
 
-snapshots.resolvers.append(_array_snapshot)
-
-
-def _array_freezer(value):
-    """``Backend.freeze`` for arrays of a library that can mark them read-only (NumPy); None otherwise."""
-    if type(value) in Box.types:
-        return None
-    backend = array_backend(value)
-    return backend.freeze if backend is not None and backend.read_only_flags else None
-
-
-freezers.resolvers.append(_array_freezer)
+snapshots.resolvers.append(_backend_method("snapshot", "mutable_arrays"))
+freezers.resolvers.append(_backend_method("freeze", "read_only_flags"))

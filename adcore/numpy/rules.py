@@ -281,9 +281,8 @@ def reciprocal(y):
 
 # ---- unary elementwise ----
 
-defvjp(anp.negative, lambda ans, x: lambda g: -g)
-def_linear(anp.negative)
-def_batch_safe_vjp(anp.negative)
+def_elementwise(anp.negative, lambda ans, x: -1.0)  # not lambda g: -g: its VJP then writes into an owned g
+def_linear(anp.negative)  # JVP: negative(g), not a product
 # Squares of outputs use ``square``: the backends' ``pow(x, 2)`` is a general power, several times slower.
 def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: reciprocal(x))

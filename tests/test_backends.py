@@ -130,6 +130,55 @@ def test_torch_autograd_records_nothing():
     assert not x.requires_grad and not g.requires_grad and g.grad_fn is None
 
 
+def test_tensordot_takes_numpys_pair_of_axes(backend):
+    # issue 13: tensordot(a, b, axes=(0, 1)) reached torch unconverted and raised
+    rng = numpy.random.default_rng(0)
+    a_data, b_data = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (5, 3))
+    a, b = backend.asarray(a_data), backend.asarray(b_data)
+    for axes in [(0, 1), ([0], [1]), ((0,), 1)]:
+        value = np.tensordot(a, b, axes=axes)
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), numpy.tensordot(a_data, b_data, axes=(0, 1)), rtol=1e-14)
+
+    from adcore.test_util import check_grads
+
+    check_grads(lambda a, b: np.tensordot(a, b, axes=(0, 1)), (0, 1))(a, b)
+
+
+#: indexes mixing integers and an integer array, apart (by a slice) or together
+MIXED_INDEXES = {
+    "int_slice_array": lambda i: (0, slice(None), i),  # torch: (4, 3) transposed from NumPy's (3, 4)
+    "slice_int_array": lambda i: (slice(None), 0, i),
+    "array_slice_int": lambda i: (i, slice(None), 0),
+    "slice_array_slice_int": lambda i: (slice(None), i, slice(None), 0),
+}
+
+
+@pytest.mark.parametrize("kind", MIXED_INDEXES)
+def test_an_integer_beside_an_integer_array_reads_as_numpy_and_as_untraced_or_is_refused(backend, kind):
+    # issue 13: on torch x[0, :, [0, 1, 2]] gave one value under grad (NumPy's rule) and another untraced (torch's)
+    data = numpy.arange(3 * 3 * 4 * 3, dtype=float).reshape(3, 3, 4, 3)
+    positions = numpy.array([2, 0, 1])
+    expected = data[MIXED_INDEXES[kind](positions)]
+    x = backend.asarray(data)
+    index = MIXED_INDEXES[kind](backend.backend.from_numpy(positions, device=backend.device))
+    try:
+        untraced = x[index]
+    except (IndexError, TypeError):  # the library itself refuses such an index (array-api-strict)
+        untraced = None
+    try:
+        _, traced = adcore.make_vjp(lambda x: x[index])(x)
+    except NotImplementedError as error:
+        assert f"the {backend.name} backend cannot index" in str(error)
+        return
+    except (IndexError, TypeError):
+        assert untraced is None, "adcore refuses what the library reads"
+        return
+    numpy.testing.assert_array_equal(backend.to_numpy(traced), expected)
+    if untraced is not None:
+        numpy.testing.assert_array_equal(backend.to_numpy(untraced), expected, err_msg="untraced differs from traced")
+
+
 def test_jax_backend_enables_float64():
     _needs("jax")
     import jax

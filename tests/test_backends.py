@@ -130,6 +130,50 @@ def test_torch_autograd_records_nothing():
     assert not x.requires_grad and not g.requires_grad and g.grad_fn is None
 
 
+def test_torch_inputs_requiring_grad_give_results_without_grad_fn():
+    # issue 13: torch recorded adcore's operations on tensors with requires_grad=True (README: it records nothing)
+    _needs("torch")
+    import torch
+
+    from adcore.test_util import check_grads
+
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([1.5, 0.5, -2.0], dtype=torch.float64, requires_grad=True)  # a constant, as a model's weights
+
+    def loss(x):
+        return np.sum(np.sin(x) * w)
+
+    def layer(x):
+        return np.tanh(x * w)
+
+    value, gradient = adcore.value_and_grad(loss)(x)
+    vjp, y = adcore.make_vjp(layer)(x)
+    y_jvp, tangent = adcore.make_jvp(layer)(x)(torch.ones(3, dtype=torch.float64))
+    hvp_fn, _ = adcore.make_hvp(loss)(x)
+    results = {
+        "value": value,
+        "grad": gradient,
+        "make_vjp value": y,
+        "vjp": vjp(torch.ones(3, dtype=torch.float64)),
+        "make_jvp value": y_jvp,
+        "jvp": tangent,
+        "jacobian": adcore.jacobian(layer)(x),
+        "hessian": adcore.hessian(loss)(x),
+        "hvp": adcore.hvp(loss)(x, torch.ones(3, dtype=torch.float64)),
+        "make_hvp": hvp_fn(torch.ones(3, dtype=torch.float64)),
+        "elementwise_grad": adcore.elementwise_grad(layer)(x),
+    }
+    for what, result in results.items():
+        assert result.grad_fn is None and not result.requires_grad, f"{what} carries {result.grad_fn}"
+    assert torch.is_grad_enabled(), "torch's grad mode is restored after each operator"
+    plain = x.detach()
+    numpy.testing.assert_allclose(gradient.numpy(), (torch.cos(plain) * w.detach()).numpy(), rtol=1e-14)
+    check_grads(loss)(x)
+    with torch.no_grad():  # an operator inside a block of the user's without grad leaves it so
+        adcore.grad(loss)(x)
+        assert not torch.is_grad_enabled()
+
+
 def test_tensordot_takes_numpys_pair_of_axes(backend):
     # issue 13: tensordot(a, b, axes=(0, 1)) reached torch unconverted and raised
     rng = numpy.random.default_rng(0)

@@ -377,7 +377,7 @@ def tensordot(a, b, axes=2):
     """The sum of products over ``axes``: an int (the last ``axes`` of ``a`` with the first of ``b``), or a
     pair of axes or of sequences of axes (NumPy's forms; an axis alone is made a sequence, the standard's form)."""
     if not isinstance(axes, int):
-        axes = tuple([axis] if isinstance(axis, int) else list(axis) for axis in axes)
+        axes = tuple((axis,) if isinstance(axis, int) else tuple(axis) for axis in axes)
     return backend_of(a, b, op="tensordot").tensordot(a, b, axes=axes)
 
 

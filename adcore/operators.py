@@ -736,11 +736,20 @@ def _as_complex(x):
 
 
 def grad_named(fun, argname):
-    """``grad`` with respect to the argument called ``argname``."""
+    """``grad`` with respect to the argument called ``argname``.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable or has no argument ``argname``; otherwise as ``grad``.
+    """
     import inspect
 
     _check_callable("grad_named", fun)
-    return _as_step_of("grad_named", _name(fun), grad, fun, list(inspect.signature(fun).parameters).index(argname))
+    names = list(inspect.signature(fun).parameters)
+    if argname not in names:
+        raise TypeError(f"grad_named: {_name(fun)} has no argument {argname!r}; its arguments are {', '.join(names)}")
+    return _as_step_of("grad_named", _name(fun), grad, fun, names.index(argname))
 
 
 def multigrad_dict(fun):

@@ -267,6 +267,14 @@ def test_every_operator_differentiates_or_refuses_a_container_output(name):
         assert "tuple of 1 item" in str(error.value) and "trailing comma" in str(error.value)
 
 
+def test_grad_named_names_an_argument_the_function_lacks():
+    def loss(x, y):
+        return x * y
+
+    with pytest.raises(TypeError, match="grad_named: loss has no argument 'z'; its arguments are x, y"):
+        operators.grad_named(loss, "z")
+
+
 def test_hessian_names_itself_not_grad():
     # issue 17: hessian(lambda x: x ** 2)(np.ones(3)) said "grad only applies ... returned a ArrayBox"
     with pytest.raises(TypeError) as error:

@@ -104,7 +104,7 @@ def hand_grad(params, x, y, xp):
     scores = activations[-1] @ w + b
     probs = xp.exp(scores - xp.max(scores, axis=1, keepdims=True))
     probs = probs / xp.sum(probs, axis=1, keepdims=True)
-    return backpropagate(params, activations, (probs - y) / x.shape[0])
+    return backpropagate(params, activations, (probs - y) / x.shape[0], xp)
 
 
 def tanh_layers(params, x, xp):
@@ -115,14 +115,14 @@ def tanh_layers(params, x, xp):
     return activations
 
 
-def backpropagate(params, activations, d_pre):
+def backpropagate(params, activations, d_pre, xp):
     """The gradients ``[(dw1, db1), ...]`` from the cotangent ``d_pre`` of the last layer's
     pre-activation, passing ``d_pre @ w.T`` down times tanh's derivative ``1 - h**2``;
     ``activations[i]`` is the input of layer ``i``."""
     grads = []
     for layer in range(len(params) - 1, -1, -1):
         h = activations[layer]
-        grads.insert(0, (h.T @ d_pre, d_pre.sum(axis=0)))
+        grads.insert(0, (h.T @ d_pre, xp.sum(d_pre, axis=0)))
         if layer:
             d_pre = (d_pre @ params[layer][0].T) * (1.0 - h * h)
     return grads
@@ -177,7 +177,7 @@ def deep_hand_grad(params, x, xp):
     through every tanh layer as in :func:`hand_grad`."""
     activations = tanh_layers(params, x, xp)
     h = activations[-1]
-    return backpropagate(params, activations[:-1], (2.0 / x.shape[0]) * h * (1.0 - h * h))
+    return backpropagate(params, activations[:-1], (2.0 / x.shape[0]) * h * (1.0 - h * h), xp)
 
 
 def deep_network(ctx):

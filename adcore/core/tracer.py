@@ -234,15 +234,16 @@ def primitive(f_raw):
 
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
+        count = len(args)
         first = second = None  # whether args[0] and args[1] are boxed (None: not looked at)
-        if len(args) == 1 or len(args) == 2:
-            first, second = type(args[0]) in box_types, len(args) == 2 and type(args[1]) in box_types
+        if count == 1 or count == 2:
+            first, second = type(args[0]) in box_types, count == 2 and type(args[1]) in box_types
             if not (first or second):
                 return f_raw(*args, **kwargs)
         if first != second:  # one box, of one or two arguments
             top = args[0] if first else args[1]
             value = top._value
-            argvals = (value, *args[1:]) if first else (args[0], value)
+            argvals = ((value,) if count == 1 else (value, args[1])) if first else (args[0], value)
             argnums, parents, nested = _FIRST if first else _SECOND, (top._node,), type(value) in box_types
         else:
             argvals, argnums, parents, top, nested = unbox_innermost(args)

@@ -51,7 +51,8 @@ def _dispatch_cache(name, api_name):
         return function
 
     def function_for(args):
-        types = (type(args[0]), type(args[1])) if len(args) == 2 else tuple(map(type, args))
+        count = len(args)
+        types = (type(args[0]),) if count == 1 else (type(args[0]), type(args[1])) if count == 2 else tuple(map(type, args))
         entry = found.get(types)
         if entry is not None:
             function, backend, position = entry

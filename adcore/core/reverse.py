@@ -203,60 +203,25 @@ class RuleNotDefined(NotImplementedError):
         self.mode = mode
 
 
-def make_vjp(fun, x, single_use=False):
+def make_vjp(fun, x):
     """Trace ``fun(x)``; return ``(vjp, ans)`` where ``vjp(g)`` is the cotangent of ``x``.
 
     ``vjp(g)`` maps a cotangent ``g`` of the output's space (same shape and
     dtype as ``ans``) to one of ``x``'s space. If ``ans`` does not depend on
-    ``x``, ``vjp`` returns zeros of ``x``'s space.
-
-    Parameters
-    ----------
-    fun : callable
-        The function to trace.
-    x : value
-        The input (an array, a scalar or a container of them).
-    single_use : bool
-        True when ``vjp`` is called exactly once: the backward pass then frees
-        each node's saved values as soon as its VJP has run (peak memory of the
-        forward pass, not of the graph plus the cotangents), and ``x`` and
-        ``ans`` are not copied. When False (the default: ``vjp`` may be called
-        again, by the user or by ``jacobian``), nothing is freed, and a mutable
-        array ``x`` and the returned ``ans`` are snapshots, so that writing to
-        ``x`` or to ``ans`` between the calls cannot change what ``vjp`` returns.
-        Constant arrays the function uses are snapshots in both cases (see
-        :func:`value_and_vjp` for the operators that call ``vjp`` at once).
-
-    Raises
-    ------
-    RuntimeError
-        From ``vjp``: called a second time after ``make_vjp(..., single_use=True)``.
+    ``x``, ``vjp`` returns zeros of ``x``'s space. ``vjp`` may be called again
+    (by the user or by ``jacobian``), so nothing is freed, and a mutable array
+    ``x``, the returned ``ans`` and the constant arrays ``fun`` uses are
+    snapshots: writing to them between the calls cannot change what ``vjp``
+    returns (:func:`value_and_vjp` is the single-use form, for the operators
+    that pull back one cotangent at once).
     """
-    if not single_use:
-        x = snapshot_value(x)
-    start_node = VJPNode.new_root()
-    end_value, end_node = trace(start_node, joined_output(fun), x)
-    if end_node is None:
+    x = snapshot_value(x)
+    end_value, end_node = trace(VJPNode.new_root(), joined_output(fun), x)
 
-        def vjp(g):
-            return vspace(x).zeros()
+    def vjp(g):
+        return vspace(x).zeros() if end_node is None else backward_pass(g, end_node)
 
-    elif single_use:
-        used = []
-
-        def vjp(g):
-            if used:
-                raise RuntimeError("make_vjp(..., single_use=True): vjp can be called once; its saved values are freed")
-            used.append(True)
-            return backward_pass(g, end_node, release_saved_values=True)
-
-    else:
-
-        def vjp(g):
-            return backward_pass(g, end_node)
-
-        end_value = snapshot_value(end_value)
-    return vjp, end_value
+    return vjp, snapshot_value(end_value)
 
 
 def value_and_vjp(fun, x, seed, op="grad"):

@@ -15,16 +15,19 @@ import weakref
 from .core import (
     Box,
     VSpace,
+    accumulate,
     defjvp,
     defjvp_argnum,
-    defvjp,
-    defvjp_argnum,
+    defvjp_saved_values,
+    dense,
     getval,
     isbox,
     notrace_primitive,
+    output_joiners,
     primitive,
     snapshot_value,
     snapshots,
+    sparse_cotangents,
     vspace,
 )
 
@@ -32,7 +35,7 @@ isinstance = notrace_primitive(builtins.isinstance)
 type = notrace_primitive(builtins.type)
 
 
-def _build(container_type, items):
+def build_container(container_type, items):
     """A ``container_type`` of ``items`` (a mapping's items for a dict type; positional fields for a namedtuple)."""
     if builtins.issubclass(container_type, builtins.dict):
         return container_type(items)
@@ -90,24 +93,120 @@ def _is_untake_zero(value):
 @primitive
 def make_container(container_type, keys, *values):
     """A ``container_type`` (a sequence type, or a dict type with ``keys``) of ``values``, traced item by item."""
-    return _build(container_type, values if keys is None else builtins.zip(keys, values))
+    return build_container(container_type, values if keys is None else builtins.zip(keys, values))
 
 
-defvjp(container_take, lambda ans, container, index: _untake_f(vspace(container), index))
+class SparseCotangent:
+    """The cotangent of a container in a first-order backward pass, holding only the items read.
+
+    Reading item ``i`` of a traced container gives the container the cotangent
+    ``{i: g}`` (not a container of zeros with ``g`` at ``i``), and the backward pass
+    adds such cotangents by filling items in place (:meth:`add_into`): a gradient
+    with respect to ``n`` parameters read once each costs ``O(n)``, not ``O(n**2)``.
+    The rules of the container primitives read it as it is; every other rule, and the
+    user, get :meth:`dense` (the container, with zeros for the items never read).
+
+    Attributes
+    ----------
+    container : tuple, list or dict
+        The raw container whose cotangent this is.
+    items : dict
+        Position (an int; a key for a dict) -> the cotangent of that item (itself sparse
+        for a container item).
+    """
+
+    __slots__ = ["container", "items"]
+
+    def __init__(self, container, items):
+        self.container = container
+        self.items = items
+
+    def positions(self):
+        return builtins.list(self.container) if builtins.isinstance(self.container, builtins.dict) else range(len(self.container))
+
+    def item(self, position):
+        """The cotangent of item ``position`` (zeros if it was never read)."""
+        g = self.items.get(position)
+        return vspace(self.container[position]).zeros() if g is None else g
+
+    def dense(self):
+        """The cotangent as a container of the container's type, zeros where no item was read."""
+        return _rebuild_like(self.container, [dense(self.item(position)) for position in self.positions()])
+
+    @staticmethod
+    def add(x, y):
+        """``x + y`` for cotangents of one container, one of them sparse: sparse if both are."""
+        if builtins.type(x) is not SparseCotangent:
+            x, y = y, x
+        if builtins.type(y) is SparseCotangent:
+            return SparseCotangent.add_into(SparseCotangent(x.container, builtins.dict(x.items)), y)
+        items = {position: y[position] for position in x.positions()}
+        for position, g in x.items.items():
+            items[position] = accumulate(items[position], g)
+        return _rebuild_like(x.container, builtins.list(items.values()))
+
+    @staticmethod
+    def add_into(x, y):
+        """``x + y``, the items of ``y`` added into the sparse ``x`` (which the caller owns)."""
+        if builtins.type(x) is not SparseCotangent or builtins.type(y) is not SparseCotangent:
+            return SparseCotangent.add(x, y)
+        for position, g in y.items.items():
+            x.items[position] = accumulate(x.items.get(position), g)
+        return x
+
+    add_needs_space = False
+
+
+def _rebuild_like(container, values):
+    """A container of ``container``'s type (and keys, for a dict) holding ``values``, in order."""
+    if builtins.isinstance(container, builtins.dict):
+        return build_container(builtins.type(container), builtins.zip(container, values))
+    return build_container(builtins.type(container), values)
+
+
+def _position(container, index):
+    """The position that ``container[index]`` reads (negative indices counted from the end)."""
+    return index if builtins.isinstance(container, builtins.dict) else range(len(container))[index]
+
+
+def _untake_sparse(g, container, index):
+    """``container_untake`` in a first-order backward pass: ``g`` at ``index`` of ``container``, sparse."""
+    container = getval(container)  # the raw container also under an outer trace: only its structure is read
+    if builtins.isinstance(index, slice):
+        positions = range(len(container))[index]
+        items = g.items if builtins.type(g) is SparseCotangent else builtins.dict(builtins.enumerate(g))
+        return SparseCotangent(container, {positions[i]: item for i, item in items.items()})
+    return SparseCotangent(container, {_position(container, index): g})
+
+
+def _take(g, index):
+    """``container_take(g, index)`` for a cotangent ``g``, sparse or not."""
+    if builtins.type(g) is not SparseCotangent:
+        return container_take(g, index)
+    if builtins.isinstance(index, slice):
+        return container_take(g.dense(), index)
+    return g.item(_position(g.container, index))
+
+
+def _untake(g, container, index):
+    """The VJP of ``container_take``: sparse in a first-order pass, a traced container under a trace."""
+    if isbox(g):
+        return container_untake(g, index, vspace(container))
+    return _untake_sparse(g, container, index)
+
+
+VSpace.register(SparseCotangent, SparseCotangent)
+sparse_cotangents.add(SparseCotangent)
+
+defvjp_saved_values(container_take, lambda g, owned, ans, args, kwargs, argnums: ((_untake(g, args[0], args[1]),), True))
 defjvp(container_take, "same")
-defvjp(container_untake, lambda ans, x, index, vs: lambda g: container_take(g, index))
+defvjp_saved_values(container_untake, lambda g, owned, ans, args, kwargs, argnums: ((_take(g, args[1]),), False))
 defjvp(container_untake, "same")
-defvjp_argnum(make_container, lambda argnum, ans, args, kwargs: _take_f(args[1], argnum - 2))
+defvjp_saved_values(
+    make_container,
+    lambda g, owned, ans, args, kwargs, argnums: (tuple(_take(g, _key(args[1], argnum - 2)) for argnum in argnums), False),
+)
 defjvp_argnum(make_container, lambda argnum, g, ans, args, kwargs: container_untake(g, _key(args[1], argnum - 2), vspace(ans)))
-
-
-def _untake_f(vs, index):
-    return lambda g: container_untake(g, index, vs)
-
-
-def _take_f(keys, position):
-    index = _key(keys, position)
-    return lambda g: container_take(g, index)
 
 
 def _key(keys, position):
@@ -188,20 +287,20 @@ def _container_snapshot(value):
     if all(copy is item for copy, item in zip(copies, items)):
         return value
     if builtins.isinstance(value, builtins.dict):
-        return _build(builtins.type(value), builtins.zip(keys, copies))
-    return _build(builtins.type(value), copies)
+        return build_container(builtins.type(value), builtins.zip(keys, copies))
+    return build_container(builtins.type(value), copies)
 
 
 snapshots.resolvers.append(lambda value: _container_snapshot if _container_box(value) else None)
 
 
-def _add_item(vs, a, b):
-    """``a + b`` in ``vs``, skipping a zero item of ``container_untake``'s (it adds nothing)."""
+def _add_item(a, b):
+    """``a + b``, skipping a zero item of ``container_untake``'s (it adds nothing)."""
     if _is_untake_zero(a):
         return b
     if _is_untake_zero(b):
         return a
-    return vs.add(a, b)
+    return accumulate(a, b)
 
 
 class ContainerVSpace(VSpace):
@@ -221,8 +320,8 @@ class ContainerVSpace(VSpace):
 
     def rebuild(self, items):
         if self.keys is not None:
-            return _build(self.container_type, [(key, items[key]) for key in self.keys])
-        return _build(self.container_type, items)
+            return build_container(self.container_type, [(key, items[key]) for key in self.keys])
+        return build_container(self.container_type, items)
 
     def _map(self, fun, *containers):
         """A container of ``fun(item space, *items)``; traced when an item is (so a sum of
@@ -240,8 +339,19 @@ class ContainerVSpace(VSpace):
     def randn(self, rng):
         return self._map(lambda vs: vs.randn(rng))
 
-    def add(self, x, y):
-        return self._map(_add_item, x, y)
+    @staticmethod
+    def add(x, y):
+        """``x + y`` item by item (traced if an item is), with no space built: the backward pass
+        adds cotangents of containers often. Either may be a :class:`SparseCotangent`."""
+        if builtins.type(x) is SparseCotangent or builtins.type(y) is SparseCotangent:
+            return SparseCotangent.add(x, y)
+        raw = getval(x)
+        keys = builtins.tuple(raw) if builtins.isinstance(raw, builtins.dict) else None
+        positions = range(len(raw)) if keys is None else keys
+        return make_container(builtins.type(raw), keys, *(_add_item(x[i], y[i]) for i in positions))
+
+    add_into = add
+    add_needs_space = False
 
     def scalar_mul(self, x, a):
         return self._map(lambda vs, item: vs.scalar_mul(item, a), x)
@@ -271,14 +381,36 @@ VSpace.mappings.resolvers.append(lambda value: ContainerVSpace if _container_box
 def container(value):
     """``value``, a (nested) container holding traced arrays, as one traced container.
 
-    A differentiated function may return a tuple, list or dict of traced
-    values; the operators call this on its output so that ``make_vjp`` sees a
-    single traced value. Containers holding anything else (strings, None) are
-    returned as they are.
+    Containers holding anything else (strings, None) are returned as they are.
     """
     if not _container_box(value) or not _traced_leaves(value):
         return value
     return _traced(value)
+
+
+def joined_output(value):
+    """A differentiated function's returned container as one traced value (``container``), so that
+    ``make_vjp`` and ``make_jvp`` differentiate each item and return no box (``output_joiners``).
+
+    Raises
+    ------
+    TypeError
+        If traced items sit beside an item that is no array or number (a string, None...): the
+        container cannot be one differentiable value, and returning it would leak traced values.
+    """
+    leaves = _leaves(value)
+    if builtins.any(isbox(leaf) for leaf in leaves):
+        other = next((leaf for leaf in leaves if not _is_array_or_number(leaf)), None)
+        if other is not None:
+            raise TypeError(
+                f"the differentiated function returned a {builtins.type(value).__name__} holding a "
+                f"{builtins.type(other).__name__} beside traced values; return arrays, scalars, or tuples, lists and dicts "
+                "of them (pass other values out through grad_and_aux or a closure)"
+            )
+    return container(value)
+
+
+output_joiners.resolvers.append(lambda value: joined_output if _container_box(value) else None)
 
 
 def _traced(value):
@@ -292,11 +424,14 @@ def _traced(value):
 def _traced_leaves(value):
     """Whether ``value``'s leaves are all arrays or numbers, at least one of them traced."""
     leaves = _leaves(value)
-    return builtins.any(isbox(leaf) for leaf in leaves) and builtins.all(
+    return builtins.any(isbox(leaf) for leaf in leaves) and builtins.all(_is_array_or_number(leaf) for leaf in leaves)
+
+
+def _is_array_or_number(leaf):
+    return (
         isbox(leaf)
         or builtins.hasattr(leaf, "shape")
         or builtins.isinstance(leaf, (builtins.int, builtins.float, builtins.complex))
-        for leaf in leaves
     )
 
 

@@ -8,23 +8,105 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 """
 
 import builtins
+from functools import wraps
 
 import numpy as _np
 
-from backends import backend_of, default_backend
+from backends import array_backend, backend_of, default_backend
 
 from ..core import getval, isbox, notrace_primitive, primitive
 
 
 def _elementwise(name, api_name=None):
     api_name = api_name or name
+    function_for = _dispatch_cache(name, api_name)
 
     def raw(*args):
-        return getattr(backend_of(*args, op=name), api_name)(*args)
+        return function_for(args)(*args)
 
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     return raw
+
+
+def _dispatch_cache(name, api_name):
+    """``function_for(args)``: the backend function ``api_name`` for the call ``args``, cached per argument types.
+
+    The first call with some argument types asks ``backend_of`` (which raises for arrays of two
+    backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
+    NumPy's float64 scalar operators); later calls with the same types look the function up and
+    check that the backend it came from still serves them: the backend of the first array argument
+    (the registry of array types may change), or the default backend where no argument is an array
+    (it changes with ``use_backend``). Two arrays of a library with several devices are not cached
+    (``backend_of`` compares their devices on every call).
+    """
+    found = {}  # argument types -> (function, its backend, position of the first array argument or None)
+
+    def resolve(args, types):
+        arrays = [position for position, value in enumerate(args) if array_backend(value) is not None]
+        backend = backend_of(*args, op=name)
+        function = backend.function_for(api_name, types)
+        if len(arrays) < 2 or not backend.multi_device:
+            found[types] = (function, backend, arrays[0] if arrays else None)
+        return function
+
+    def function_for(args):
+        count = len(args)
+        types = (type(args[0]),) if count == 1 else (type(args[0]), type(args[1])) if count == 2 else tuple(map(type, args))
+        entry = found.get(types)
+        if entry is not None:
+            function, backend, position = entry
+            if (default_backend() if position is None else array_backend(args[position])) is backend:
+                return function
+        return resolve(args, types)
+
+    return function_for
+
+
+def _untraced_when(piecewise_constant):
+    """Decorate a primitive so that the calls for which ``piecewise_constant(*args, **kwargs)`` holds
+    compute on the raw values and return an untraced result; ``.primitive`` is the primitive
+    itself, which holds the rules.
+
+    Those calls make integer or boolean values (a cast to an integer dtype, a sum in one,
+    ``where(condition)``'s indices): piecewise constant in the inputs, so their derivative is zero
+    wherever it exists. Untraced, they carry no tangent or cotangent, and serve as indices, shapes
+    and factors in both modes and at every order (``x[x[0].astype(int)] * x ** 2``), as the
+    results of comparisons, ``floor`` and ``argmax`` do (``notrace_primitive``).
+    """
+
+    def decorate(traced):
+        raw = traced.fun
+
+        @wraps(raw)
+        def fun(*args, **kwargs):
+            try:
+                untraced = piecewise_constant(*args, **kwargs)
+            except TypeError:  # a call the function itself refuses (and names)
+                untraced = False
+            if untraced:
+                return raw(*map(getval, args), **kwargs)
+            return traced(*args, **kwargs)
+
+        fun.primitive = traced
+        return fun
+
+    return decorate
+
+
+def _exact_dtype(x, dtype):
+    """Whether ``dtype`` (read by the backend of ``x``) is an integer or boolean dtype; None is not."""
+    if dtype is None:
+        return False
+    backend = backend_of(getval(x))
+    try:
+        return _exact_dtypes[backend, dtype]
+    except KeyError:
+        exact = _exact_dtypes[backend, dtype] = not backend.isdtype(backend.dtype(dtype), ("real floating", "complex floating"))
+        return exact
+
+
+_exact_dtypes = {}  # (backend, dtype) -> whether it is an integer or boolean dtype
 
 
 # ---- differentiable elementwise functions ----
@@ -182,6 +264,7 @@ def angle(z, deg=False):
     return rad2deg(result) if deg else result
 
 
+@_untraced_when(lambda condition, x=None, y=None: x is None and y is None)
 @primitive
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
@@ -201,12 +284,14 @@ def clip(a, a_min, a_max):
 # ---- reductions ----
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def sum(x, axis=None, dtype=None, keepdims=False):
     backend = backend_of(x, op="sum")
     return backend.sum(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def prod(x, axis=None, dtype=None, keepdims=False):
     backend = backend_of(x, op="prod")
@@ -393,6 +478,10 @@ def matmul(a, b):
 
 @primitive
 def tensordot(a, b, axes=2):
+    """The sum of products over ``axes``: an int (the last ``axes`` of ``a`` with the first of ``b``), or a
+    pair of axes or of sequences of axes (NumPy's forms; an axis alone is made a sequence, the standard's form)."""
+    if not isinstance(axes, int):
+        axes = tuple((axis,) if isinstance(axis, int) else tuple(axis) for axis in axes)
     return backend_of(a, b, op="tensordot").tensordot(a, b, axes=axes)
 
 
@@ -850,8 +939,10 @@ def untake(g, index, x_shape):
 # ---- dtype ----
 
 
+@_untraced_when(_exact_dtype)
 @primitive
 def astype(x, dtype):
+    """``x`` cast to ``dtype``; a cast to an integer or boolean dtype is untraced (its derivative is zero)."""
     backend = backend_of(x, op="astype")
     return backend.astype(x, backend.dtype(dtype))
 
@@ -869,15 +960,22 @@ def iscomplexobj(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, complex)
-    key = (type(dtype), dtype)  # the type first: dtypes of two libraries are never compared
-    try:
-        return _complex_dtypes[key]
-    except KeyError:
-        iscomplex = _complex_dtypes[key] = bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
-        return iscomplex
+    iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
+    return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
 
 
-_complex_dtypes = {}  # (dtype type, dtype) -> whether it is complex; asked of the backend once per dtype
+#: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
+#: libraries are never compared); asked of the backend once per dtype and kind.
+_dtype_kinds = {}
+
+
+def _is_dtype_kind(backend, dtype, kind):
+    """``backend.isdtype(dtype, kind)``, cached in ``_dtype_kinds``."""
+    key = (type(dtype), dtype, kind)
+    result = _dtype_kinds.get(key)
+    if result is None:
+        result = _dtype_kinds[key] = bool(backend.isdtype(dtype, kind))
+    return result
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----
@@ -1140,5 +1238,5 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
 
-_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
+_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive", "wraps"}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import array_api_compat
 import numpy as np
 
-from .base import Backend
+from .base import Backend, install_command
 
 __all__ = [
     "Backend",
@@ -43,8 +43,10 @@ def get_backend(name):
     ------
     ValueError
         If ``name`` is not a backend adcore knows.
-    ImportError, RuntimeError
-        If the library is not installed, or cannot run here (CuPy without a GPU).
+    ImportError
+        If the library is not installed, naming adcore's extra that installs it (``pip install "adcore[jax]"``).
+    RuntimeError
+        If the library cannot run here (CuPy without a GPU or its driver).
     """
     if isinstance(name, Backend):
         return name
@@ -54,24 +56,41 @@ def get_backend(name):
         pass
     if name not in NAMES:
         raise ValueError(f"unknown adcore backend {name!r}; the backends are {', '.join(NAMES)}")
+    try:
+        _loaded[name] = backend = _load(name)
+    except ImportError as error:
+        library, extras = LIBRARIES[name]
+        raise ImportError(
+            f"adcore's {name} backend needs {library}, which is not installed here ({error}); {install_command(*extras)}"
+        ) from error
+    return backend
+
+
+#: backend name -> (the library it needs, adcore's extras that install it)
+LIBRARIES = {
+    "cupy": ("CuPy", ("cuda12", "cuda13")),
+    "array_api_strict": ("array-api-strict", ("test",)),
+    "torch": ("PyTorch", ("torch",)),
+    "jax": ("JAX", ("jax",)),
+    "dask": ("Dask", ("dask",)),
+}
+
+
+#: backend name -> its class, in the module of ``backends`` of the same name (imported on first use)
+_CLASSES = {"cupy": "CuPyBackend", "torch": "TorchBackend", "jax": "JaxBackend", "dask": "DaskBackend"}
+
+
+def _load(name):
+    """A new backend ``name``, its library imported now."""
     if name == "numpy":
-        from .numpy import NumPyBackend as make
-    elif name == "cupy":
-        make = importlib.import_module("backends.cupy").CuPyBackend
-    elif name == "torch":
-        make = importlib.import_module("backends.torch").TorchBackend
-    elif name == "jax":
-        make = importlib.import_module("backends.jax").JaxBackend
-    elif name == "dask":
-        make = importlib.import_module("backends.dask").DaskBackend
-    else:
+        from .numpy import NumPyBackend
+
+        return NumPyBackend()
+    if name == "array_api_strict":
         from .array_api import load
 
-        def make():
-            return load(name)
-
-    _loaded[name] = backend = make()
-    return backend
+        return load(name)
+    return getattr(importlib.import_module(f"backends.{name}"), _CLASSES[name])()
 
 
 _default = contextvars.ContextVar(

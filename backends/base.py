@@ -24,6 +24,11 @@ ELEMENTWISE = frozenset(
 )
 
 
+def install_command(*extras):
+    """The pip command that installs adcore with ``extras`` (``pip install "adcore[scipy]"``), one per extra, joined by "or"."""
+    return " or ".join(f'pip install "adcore[{extra}]"' for extra in extras)
+
+
 class Backend:
     """One array library.
 

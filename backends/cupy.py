@@ -11,7 +11,13 @@ from .base import Backend
 
 class CuPyBackend(Backend):
     def __init__(self):
-        cupy.cuda.runtime.getDeviceCount()
+        try:
+            cupy.cuda.runtime.getDeviceCount()
+        except cupy.cuda.runtime.CUDARuntimeError as error:
+            raise RuntimeError(
+                "adcore's cupy backend needs an NVIDIA GPU and its driver: CuPy is installed, but CUDA finds no usable "
+                f"GPU here ({error}; nvidia-smi lists the GPUs and the driver's CUDA version)"
+            ) from error
         super().__init__("cupy", array_api_compat.cupy)
 
     def device(self, x):

@@ -19,7 +19,7 @@ from .reverse import (
     toposort,
 )
 from .tracer import Box, Node, getval, isbox, new_box, nondifferentiable, notrace_primitive, primitive, trace
-from .vspace import VSpace, accumulate, vspace
+from .vspace import VSpace, accumulate, rules_checked, set_debug, vspace
 
 __all__ = [
     "Box",
@@ -47,6 +47,8 @@ __all__ = [
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
+    "rules_checked",
+    "set_debug",
     "snapshot_value",
     "snapshots",
     "toposort",

@@ -6,8 +6,8 @@ output cotangent ``g`` to the cotangent of an argument. This module imports no
 array library.
 """
 
-from .tracer import Node, TypeMap, gc_paused, primitive_name, trace
-from .vspace import accumulate, vspace
+from .tracer import Node, TypeMap, gc_paused, getval, primitive_name, trace
+from .vspace import accumulate, check_rule_output, checking_rules, vspace
 
 primitive_vjps = {}
 
@@ -39,11 +39,26 @@ class VJPNode(Node):
         if len(args) != len(parent_argnums):
             args = snapshot_constants(args, parent_argnums)
         self.vjp = vjpmaker(parent_argnums, value, args, kwargs)
+        if checking_rules.get():
+            self.vjp = checked_vjp(self.vjp, fun, parent_argnums, args)
 
     def initialize_root(self):
         self.fun = None
         self.parents = ()
         self.vjp = lambda g: ()
+
+
+def checked_vjp(vjp, fun, argnums, args):
+    """``vjp``, raising ``ValueError`` for a cotangent that has not its argument's shape and dtype (``set_debug``)."""
+    spaces = [vspace(args[argnum]) for argnum in argnums]
+
+    def checked(g):
+        cotangents = vjp(g)
+        for argnum, space, cotangent in zip(argnums, spaces, cotangents):
+            check_rule_output(space, cotangent, f"the VJP of {primitive_name(fun)} for argnum {argnum}", "cotangent")
+        return cotangents
+
+    return checked
 
 
 def snapshot_constants(args, argnums):
@@ -73,9 +88,12 @@ def snapshot_constants(args, argnums):
 
 
 def missing_rule_message(mode, fun, argnums):
-    argnums = argnums[0] if len(argnums) == 1 else argnums
-    which = "argnum" if isinstance(argnums, int) else "argnums"
-    return f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined"
+    return f"{mode} of {primitive_name(fun)} wrt {argnums_text(argnums)} is not defined"
+
+
+def argnums_text(argnums):
+    """``"argnum 1"`` for one argument, ``"argnums (0, 1)"`` for several."""
+    return f"argnum {argnums[0]}" if len(argnums) == 1 else f"argnums {tuple(argnums)}"
 
 
 def make_vjp(fun, x, single_use=False):
@@ -118,20 +136,35 @@ def make_vjp(fun, x, single_use=False):
 
     elif single_use:
         used = []
+        space = vspace(x)
 
         def vjp(g):
             if used:
                 raise RuntimeError("make_vjp(..., single_use=True): vjp can be called once; its saved values are freed")
             used.append(True)
-            return backward_pass(g, end_node, release_saved_values=True)
+            return checked_input_cotangent(space, backward_pass(g, end_node, release_saved_values=True), fun)
 
     else:
+        space = vspace(x)
 
         def vjp(g):
-            return backward_pass(g, end_node)
+            return checked_input_cotangent(space, backward_pass(g, end_node), fun)
 
         end_value = snapshot_value(end_value)
     return vjp, end_value
+
+
+def checked_input_cotangent(space, cotangent, fun):
+    """``cotangent``, the input's at the end of a backward pass, if it has the shape and dtype of the input's
+    ``space``; else ``ValueError``: a rule returned a cotangent of another shape or dtype (one check per pass;
+    ``set_debug`` checks each rule and names it)."""
+    problem = space.mismatch(getval(cotangent))
+    if problem is not None:
+        raise ValueError(
+            f"the derivative of {getattr(fun, '__name__', 'the function')} has {problem}, its input's: a VJP rule "
+            "returned a cotangent of the wrong shape or dtype; adcore.set_debug(True) names the rule"
+        )
+    return cotangent
 
 
 def snapshot_value(value):

@@ -164,7 +164,8 @@ def backend_of(*values, op=None):
     Raises
     ------
     ValueError
-        If the arrays come from two backends, or from two devices of one backend.
+        If the arrays come from two backends, or from two devices of one backend (NumPy arrays beside
+        Dask arrays are Dask's constants, see ``_mixed``).
     """
     found = first = None
     for value in values:
@@ -176,17 +177,28 @@ def backend_of(*values, op=None):
         if found is None:
             found, first = backend, value
         elif backend is not found:
-            raise ValueError(
-                f"{op or 'adcore'}: arrays from two backends in one call, {found.name} "
-                f"({type(first).__name__}) and {backend.name} ({type(value).__name__}); "
-                "move them to one backend first"
-            )
+            found, first = _mixed(found, first, backend, value, op)
         elif backend.multi_device and backend.device(value) != backend.device(first):
             raise ValueError(
                 f"{op or 'adcore'}: {backend.name} arrays on two devices in one call, "
                 f"{backend.device(first)} and {backend.device(value)}; move them to one device first"
             )
     return found or _default.get()
+
+
+def _mixed(found, first, backend, value, op):
+    """``(backend, first value)`` of a call with arrays of two backends: the one that takes NumPy arrays
+    beside its own as constants (``Backend.takes_numpy_arrays``: Dask wraps them lazily, on the host, as
+    ``dask_array @ numpy_array`` does), else ``ValueError``: adcore never copies between devices."""
+    if found.takes_numpy_arrays and backend.name == "numpy":
+        return found, first
+    if backend.takes_numpy_arrays and found.name == "numpy":
+        return backend, value
+    raise ValueError(
+        f"{op or 'adcore'}: arrays from two backends in one call, {found.name} "
+        f"({type(first).__name__}) and {backend.name} ({type(value).__name__}); "
+        "move them to one backend first"
+    )
 
 
 def default_backend():

@@ -117,10 +117,11 @@ def test_base_install_imports_every_module_and_names_the_scipy_extra():
         """,
     )
     assert found["failed"] == {}
+    missing = 'on the numpy backend needs SciPy, which is not installed here; pip install "adcore[scipy]"'
     assert found["errors"] == {
-        "special.gammaln": 'scipy.special on the numpy backend needs SciPy, which is not installed here; pip install "adcore[scipy]"',
-        "linalg.lu_factor": 'scipy.linalg on the numpy backend needs SciPy, which is not installed here; pip install "adcore[scipy]"',
-        "integrate.odeint": 'scipy.integrate on the numpy backend needs SciPy, which is not installed here; pip install "adcore[scipy]"',
+        "special.gammaln": f"scipy.special {missing}",
+        "linalg.lu_factor": f"scipy.linalg {missing}",
+        "integrate.odeint": f"scipy.integrate {missing}",
     }
     assert found["expit"] == 0.25
     assert found["solved"] == [1.0, 1.0]
@@ -138,7 +139,9 @@ def test_a_torch_function_on_a_traced_array_names_adcores():
 
 
 def test_odeint_args_must_be_a_tuple():
-    with pytest.raises(TypeError, match=r"odeint: args must be a tuple of func's extra arguments \(args=\(k,\) for one\), not float"):
+    with pytest.raises(
+        TypeError, match=r"odeint: args must be a tuple of func's extra arguments \(args=\(k,\) for one\), not float$"
+    ):
         odeint(lambda y, t, k: -k * y, numpy.ones(2), numpy.linspace(0.0, 1.0, 3), args=0.5)
 
 
@@ -189,11 +192,13 @@ def test_a_wrong_cotangent_shape_is_caught_at_the_end_of_the_pass():
 
 
 def test_debug_names_the_rule_its_argnum_and_the_shapes(debug):
-    with pytest.raises(ValueError, match=r"the VJP of summed_twice for argnum 0 returned a cotangent of shape \(\) instead of \(3,\)"):
+    with pytest.raises(
+        ValueError, match=r"^the VJP of summed_twice for argnum 0 returned a cotangent of shape \(\) instead of \(3,\)"
+    ):
         grad(loss)(numpy.ones(3))
-    with pytest.raises(ValueError, match=r"the JVP of summed_twice for argnum 0 returned a tangent of shape \(\) instead of \(3,\)"):
+    with pytest.raises(ValueError, match=r"^the JVP of summed_twice for argnum 0 returned a tangent of shape \(\) instead of"):
         make_jvp(loss)(numpy.ones(3))(numpy.ones(3))
-    with pytest.raises(ValueError, match=r"the VJP of widened for argnum 0 returned a cotangent of dtype float64 instead of float32"):
+    with pytest.raises(ValueError, match=r"^the VJP of widened for argnum 0 returned a cotangent of dtype float64 instead of"):
         grad(lambda x: np.sum(widened(x) * x))(numpy.ones(3, dtype="float32"))
 
 

@@ -1,15 +1,23 @@
 """One registry of test backends; the ``backend`` fixture runs a test on each of them.
 
-A backend that cannot run here is skipped with the reason (CuPy without a GPU).
-``array_api_strict:device1`` puts every input on a non-default strict device,
-so a hidden host copy or a value made on the default device fails on the CPU.
-What a backend that runs here cannot do is listed once, in ``KNOWN_FAILURES``:
-each entry becomes a strict xfail, so a case that starts passing is noticed.
+A backend that cannot run here (not installed, CuPy without a GPU) has its
+tests deselected, and is named once with the reason in the run's header and
+summary. ``array_api_strict:device1`` puts every input on a non-default strict
+device, so a hidden host copy or a value made on the default device fails on
+the CPU. What a backend that runs here cannot do is listed once, in
+``KNOWN_FAILURES``: each entry becomes a strict xfail, so a case that starts
+passing is noticed.
+
+Two runs: the default one (``python -m pytest``) runs every test file on every
+backend here, with a sample of the spec tables' grids (``tests/specs.py``); the
+full run (``python -m pytest --full``, in CI after the default one) adds the
+rest of the grids, the tests marked ``full`` and the ``full`` hypothesis profile.
 """
 
 import os
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pytest
@@ -116,25 +124,110 @@ def _name_without_backend(item, case):
     return f"{item.path.name}::{item.originalname}" + (f"[{ids}]" if ids else "")
 
 
-def pytest_collection_modifyitems(items):
-    """Mark the cases of ``KNOWN_FAILURES`` as strict xfails, with their backend and reason."""
+def _known_failure(item, case):
+    """Mark ``item`` a strict xfail, with its backend and reason, if ``KNOWN_FAILURES`` lists it."""
+    if case.id not in _KNOWN_FAILURES:
+        return
+    name = _name_without_backend(item, case)
+    for pattern, reason in _KNOWN_FAILURES[case.id]:
+        if pattern.match(name):
+            item.add_marker(pytest.mark.xfail(reason=f"{case.id}: {reason}", strict=True))
+            return
+
+
+# ---- the default run and the full run ----
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="adcore: the full run, every dtype, shape and derivative order of the spec tables on every backend, "
+        "the tests marked full, and the 'full' hypothesis profile (CI runs it after the default run)",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "full(*backends): only in the full run (--full); with names, only on those backends")
+    config.addinivalue_line("markers", "grid(line, shape, dtype): a spec-table case's place in its grid (tests/specs.py)")
+    if config.getoption("--full"):
+        os.environ.setdefault("HYPOTHESIS_PROFILE", "full")
+
+
+@pytest.fixture
+def full_run(request):
+    """Whether this is the full run (``--full``)."""
+    return request.config.getoption("--full")
+
+
+def in_default_run(item, case):
+    """Whether the default run keeps ``item`` (on backend ``case``, or None).
+
+    Not a test marked ``full`` (for ``case``'s backend, where the mark names
+    backends). A spec-table case (``grid`` mark) is kept at one shape and one
+    dtype per line and backend: with ``r`` the line's index plus the backend's
+    in ``TEST_BACKENDS``, shape ``r mod shapes`` and dtype ``r mod dtypes`` (on
+    numpy the first dtype), so that the backends together cover the shapes and
+    dtypes, and every line runs on every backend.
+    """
+    full = item.get_closest_marker("full")
+    if full is not None and (not full.args or (case is not None and case.name in full.args)):
+        return False
+    grid = item.get_closest_marker("grid")
+    if grid is None or case is None:
+        return True
+    r = grid.kwargs["line"] + TEST_BACKENDS.index(case)
+    (shape, shapes), (dtype, dtypes) = grid.kwargs["shape"], grid.kwargs["dtype"]
+    return shape == r % shapes and dtype == (0 if case.name == "numpy" else r % dtypes)
+
+
+@cache
+def unavailable():
+    """``{backend name: why it cannot run here}`` for the backends of ``TEST_BACKENDS`` that cannot."""
+    reasons = {case.name: backends.unavailable_reason(case.name) for case in TEST_BACKENDS}
+    return {name: reason for name, reason in reasons.items() if reason}
+
+
+def _backend_case(item):
+    case = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
+    return case if isinstance(case, BackendCase) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the tests of backends that cannot run here, and outside ``--full`` those the default run leaves
+    out (``in_default_run``); mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
+    full = config.getoption("--full")
+    kept, deselected = [], []
     for item in items:
-        case = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
-        if not isinstance(case, BackendCase) or case.id not in _KNOWN_FAILURES:
+        case = _backend_case(item)
+        if (case is not None and case.name in unavailable()) or not (full or in_default_run(item, case)):
+            deselected.append(item)
             continue
-        name = _name_without_backend(item, case)
-        for pattern, reason in _KNOWN_FAILURES[case.id]:
-            if pattern.match(name):
-                item.add_marker(pytest.mark.xfail(reason=f"{case.id}: {reason}", strict=True))
-                break
+        if case is not None:
+            _known_failure(item, case)
+        kept.append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
 
 
-def _param(case):
-    reason = backends.unavailable_reason(case.name)
-    marks = [pytest.mark.skip(reason=f"{case.name} cannot run here: {reason}")] if reason else []
-    return pytest.param(case, id=case.id, marks=marks)
+def _run_lines(config):
+    here = ", ".join(case.id for case in TEST_BACKENDS if case.name not in unavailable())
+    run = "full run" if config.getoption("--full") else "default run (a sample of the spec grids; --full for all of them)"
+    return [f"adcore: {run} on {here}"] + [
+        f"adcore: backend {name} cannot run here, its tests deselected: {reason}" for name, reason in unavailable().items()
+    ]
 
 
-@pytest.fixture(params=[_param(b) for b in TEST_BACKENDS])
+def pytest_report_header(config):
+    return _run_lines(config)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    for line in _run_lines(config):
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture(params=[pytest.param(b, id=b.id) for b in TEST_BACKENDS])
 def backend(request):
     return request.param

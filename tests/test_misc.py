@@ -149,6 +149,7 @@ OPTIMIZER_RUNS = [
 ]
 
 
+@pytest.mark.full("dask")  # each step adds to one lazy graph that is never computed: minutes for 300 steps
 @pytest.mark.parametrize("optimizer, options", OPTIMIZER_RUNS)
 def test_optimizers_minimise_a_quadratic_with_nested_parameters(backend, optimizer, options):
     x0 = {"w": backend.asarray(numpy.zeros((2, 2))), "b": (backend.asarray([0.0]),)}

@@ -14,10 +14,14 @@ full run (``python -m pytest --full``, in CI after the default one) adds the
 rest of the grids, the tests marked ``full`` and the ``full`` hypothesis profile.
 """
 
+import json
 import os
 import re
+import subprocess
+import time
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,35 +82,33 @@ TEST_BACKENDS = [
 
 
 #: What the strict Array API cannot express (on either of its devices).
-INTEGER_ARRAYS_WITH_INTEGERS_ONLY = "the standard allows integer-array indices together with integers only"
+INTEGER_ARRAYS_WITH_INTEGERS_ONLY = "`x[:, i]`: the standard allows integer-array indices beside integers only, not slices"
 STRICT_LIMITS = {
-    "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[list]": "the standard has no list indices",
+    "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[list]": "`x[[0, 2]]`: the standard has no list indices",
     "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy": INTEGER_ARRAYS_WITH_INTEGERS_ONLY,
     "test_backends.py::test_scatter_add_with_a_reversed_slice_and_repeats": INTEGER_ARRAYS_WITH_INTEGERS_ONLY,
-    "test_backends.py::test_raw_array_operators_defer_to_a_traced_operand": "strict arrays raise on `raw + traced` (README)",
+    "test_backends.py::test_raw_array_operators_defer_to_a_traced_operand": "`raw + traced`: strict arrays raise instead "
+    "of deferring to the traced operand",
 }
+LU = "`scipy.linalg.lu_factor`: the Array API standard has no LU factorisation"
+ODEINT = "`odeint`: scipy.integrate.odeint runs on NumPy arrays only"
 #: backend id -> {test pattern: reason}, one place per backend. A pattern matches the start of the
 #: test's name ``file::test_name[ids]`` with the backend's id left out of the ids (``*`` matches anything).
+#: Each reason starts with the gap's name in README's backend table, in backticks (tests/test_readme.py checks).
 KNOWN_FAILURES = {
     "array_api_strict": STRICT_LIMITS,
     "array_api_strict:device1": STRICT_LIMITS,
-    "torch": {
-        "test_scipy_linalg.py::test_*[lu_": "torch has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
-    },
-    "jax": {
-        "test_scipy_linalg.py::test_*[lu_": "adcore's jax backend has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
-    },
+    "torch": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
+    "jax": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
     "dask": {
-        "test_linalg.py::test_*[eig_": "linalg.eig's dtype (real or complex) depends on the values, unknown to a lazy array",
-        "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "linalg.eig's dtype depends on the values (not lazy)",
-        "test_scipy_linalg.py::test_*[lu_": "Dask has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
-        "test_numpy_rules.py::test_*[where_one_argument": "where(condition) has a data-dependent shape, unknown to a lazy array",
-        "test_numpy_rules.py::test_derivatives[getitem_mask": "a boolean mask gives a data-dependent shape, unknown to a lazy array",
-        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "Dask reads an integer array beside "
-        "integers apart from NumPy's rule; adcore refuses such an index on Dask rather than give a wrong value",
+        "test_linalg.py::test_*[eig_": "`linalg.eig`: its dtype (real or complex) depends on the values, unknown to a lazy array",
+        "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "`linalg.eig`: its dtype depends on the values",
+        "test_scipy_linalg.py::test_*[lu_": LU,
+        "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
+        "test_numpy_rules.py::test_*[where_one_argument": "`where(condition)`: a data-dependent shape, unknown to a lazy array",
+        "test_numpy_rules.py::test_derivatives[getitem_mask": "`x[mask]`: a data-dependent shape, unknown to a lazy array",
+        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "`x[1, :, i]`: Dask reads an integer "
+        "array beside integers apart from NumPy's rule; adcore refuses such an index on Dask rather than give a wrong value",
     },
 }
 
@@ -144,6 +146,12 @@ def pytest_addoption(parser):
         action="store_true",
         help="adcore: the full run, every dtype, shape and derivative order of the spec tables on every backend, "
         "the tests marked full, and the 'full' hypothesis profile (CI runs it after the default run)",
+    )
+    parser.addoption(
+        "--record-run",
+        metavar="PATH",
+        help="adcore: record this run's figures (time, counts, backends, machine) in the JSON file PATH as the last "
+        "measured default or full run (README quotes tests/last_runs.json; tests/test_readme.py compares)",
     )
 
 
@@ -217,6 +225,43 @@ def _run_lines(config):
     return [f"adcore: {run} on {here}"] + [
         f"adcore: backend {name} cannot run here, its tests deselected: {reason}" for name, reason in unavailable().items()
     ]
+
+
+_STARTED = {}
+
+
+def pytest_sessionstart(session):
+    _STARTED.update(seconds=time.perf_counter(), load=os.getloadavg()[0], date=time.strftime("%Y-%m-%d", time.gmtime()))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With ``--record-run PATH``: write this run's figures as PATH's ``"default"`` or ``"full"`` entry
+    (in the main process; xdist's workers record nothing)."""
+    path = session.config.getoption("--record-run")
+    if not path or hasattr(session.config, "workerinput"):
+        return
+    stats = session.config.pluginmanager.get_plugin("terminalreporter").stats
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout
+    record = {
+        "command": " ".join(["python -m pytest", *_without_record_run(session.config.invocation_params.args)]),
+        "date": _STARTED["date"],
+        "commit": commit.strip() or None,
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "load_average_at_start": round(_STARTED["load"], 1),
+        "seconds": round(time.perf_counter() - _STARTED["seconds"]),
+        "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
+        **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
+    }
+    runs = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+    runs["full" if session.config.getoption("--full") else "default"] = record
+    Path(path).write_text(json.dumps(runs, indent=2) + "\n")
+
+
+def _without_record_run(args):
+    args = [arg for arg in args if not arg.startswith("--record-run=")]
+    if "--record-run" in args:
+        del args[args.index("--record-run") : args.index("--record-run") + 2]
+    return args
 
 
 def pytest_report_header(config):

@@ -113,11 +113,7 @@ def spec_tests(specs):
 
     @pytest.mark.parametrize(
         "spec, dtype",
-        [
-            pytest.param(s, d, id=f"{s.name}-{d}", marks=grid(s, i, len(s.dtypes)))
-            for s in specs
-            for i, d in enumerate(s.dtypes)
-        ],
+        [pytest.param(s, d, id=f"{s.name}-{d}", marks=grid(s, i, len(s.dtypes))) for s in specs for i, d in enumerate(s.dtypes)],
     )
     def test_derivatives(spec, dtype, backend, full_run):
         _skip_if_listed(spec, backend)

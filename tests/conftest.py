@@ -149,9 +149,9 @@ def pytest_addoption(parser):
     )
     parser.addoption(
         "--record-run",
-        metavar="PATH",
-        help="adcore: record this run's figures (time, counts, backends, machine) in the JSON file PATH as the last "
-        "measured default or full run (README quotes tests/last_runs.json; tests/test_readme.py compares)",
+        action="store_true",
+        help="adcore: record this run's figures (time, counts, backends, machine) as the last measured default or "
+        "full run, in tests/last_runs.json and README.md (tests/test_readme.py checks that README quotes them)",
     )
 
 
@@ -227,7 +227,28 @@ def _run_lines(config):
     ]
 
 
+RUNS = Path(__file__).with_name("last_runs.json")
+README = Path(__file__).parents[1] / "README.md"
+README_RUNS = ("<!-- test-runs:start -->", "<!-- test-runs:end -->")
 _STARTED = {}
+
+
+def runs_text(runs):
+    """README's lines for the recorded runs (``RUNS``): ``{"default": record, "full": record}``."""
+    lines = []
+    for kind in ("default", "full"):
+        if kind not in runs:
+            lines.append(f"- {kind} run: not measured yet")
+            continue
+        run = runs[kind]
+        cpu = f", {run['cpu_seconds'] / 60:.1f} min of CPU time" if run.get("cpu_seconds") else ""
+        lines.append(
+            f"- {kind} run, `{run['command']}`: {run['seconds'] / 60:.1f} min{cpu} on {run['cpus']} cores (load average "
+            f"{run['load_average_at_start']} at start); {run['passed']:,} passed, {run['skipped']:,} skipped, "
+            f"{run['xfailed']:,} xfailed, {run['failed'] + run['error']:,} failed, on {', '.join(run['backends'])} "
+            f"({run['date']}, commit {run['commit']})"
+        )
+    return "\n".join(lines)
 
 
 def pytest_sessionstart(session):
@@ -235,33 +256,33 @@ def pytest_sessionstart(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """With ``--record-run PATH``: write this run's figures as PATH's ``"default"`` or ``"full"`` entry
-    (in the main process; xdist's workers record nothing)."""
-    path = session.config.getoption("--record-run")
-    if not path or hasattr(session.config, "workerinput"):
+    """With ``--record-run``: this run's figures become ``RUNS``' ``"default"`` or ``"full"`` entry, and README
+    quotes them (in the main process; xdist's workers record nothing)."""
+    config = session.config
+    if not config.getoption("--record-run") or hasattr(config, "workerinput"):
         return
-    stats = session.config.pluginmanager.get_plugin("terminalreporter").stats
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout
-    record = {
-        "command": " ".join(["python -m pytest", *_without_record_run(session.config.invocation_params.args)]),
+    import resource  # Unix only, as is this record's CPU time
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    distributed = getattr(config.option, "numprocesses", None)  # xdist's workers: their CPU time is not counted here
+    runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
+    runs["full" if config.getoption("--full") else "default"] = {
+        "command": " ".join(["python -m pytest", *(arg for arg in config.invocation_params.args if arg != "--record-run")]),
         "date": _STARTED["date"],
         "commit": commit.strip() or None,
         "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "load_average_at_start": round(_STARTED["load"], 1),
         "seconds": round(time.perf_counter() - _STARTED["seconds"]),
+        "cpu_seconds": None if distributed else round(usage.ru_utime + usage.ru_stime),
         "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
         **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
     }
-    runs = json.loads(Path(path).read_text()) if Path(path).exists() else {}
-    runs["full" if session.config.getoption("--full") else "default"] = record
-    Path(path).write_text(json.dumps(runs, indent=2) + "\n")
-
-
-def _without_record_run(args):
-    args = [arg for arg in args if not arg.startswith("--record-run=")]
-    if "--record-run" in args:
-        del args[args.index("--record-run") : args.index("--record-run") + 2]
-    return args
+    RUNS.write_text(json.dumps(runs, indent=2) + "\n")
+    text = README.read_text()
+    start, end = text.index(README_RUNS[0]) + len(README_RUNS[0]), text.index(README_RUNS[1])
+    README.write_text(text[:start] + "\n" + runs_text(runs) + "\n" + text[end:])
 
 
 def pytest_report_header(config):

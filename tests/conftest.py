@@ -203,12 +203,13 @@ def _backend_case(item):
 
 def pytest_collection_modifyitems(config, items):
     """Deselect the tests of backends that cannot run here, and outside ``--full`` those the default run leaves
-    out (``in_default_run``); mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
+    out (``in_default_run``) unless named by their id; mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
     full = config.getoption("--full")
+    named = {arg for arg in config.args if "[" in arg}  # cases asked for by their id run in any case
     kept, deselected = [], []
     for item in items:
         case = _backend_case(item)
-        if (case is not None and case.name in unavailable()) or not (full or in_default_run(item, case)):
+        if (case is not None and case.name in unavailable()) or not (full or item.nodeid in named or in_default_run(item, case)):
             deselected.append(item)
             continue
         if case is not None:

@@ -266,7 +266,7 @@ def pytest_sessionfinish(session, exitstatus):
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout
     import resource  # Unix only, as is this record's CPU time
 
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    usages = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]  # tests' subprocesses too
     distributed = getattr(config.option, "numprocesses", None)  # xdist's workers: their CPU time is not counted here
     runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
     runs["full" if config.getoption("--full") else "default"] = {
@@ -276,7 +276,7 @@ def pytest_sessionfinish(session, exitstatus):
         "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "load_average_at_start": round(_STARTED["load"], 1),
         "seconds": round(time.perf_counter() - _STARTED["seconds"]),
-        "cpu_seconds": None if distributed else round(usage.ru_utime + usage.ru_stime),
+        "cpu_seconds": None if distributed else round(sum(usage.ru_utime + usage.ru_stime for usage in usages)),
         "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
         **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
     }

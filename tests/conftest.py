@@ -100,6 +100,12 @@ KNOWN_FAILURES = {
     "array_api_strict:device1": STRICT_LIMITS,
     "torch": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
     "jax": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
+    "cupy": {
+        "test_scipy_special.py::test_*[jn": "`jn`: cupyx.scipy.special (CuPy 14) has none (adcore raises NotImplementedError)",
+        "test_scipy_special.py::test_*[iv": "`iv`: cupyx.scipy.special (CuPy 14) has neither iv nor ive (adcore raises "
+        "NotImplementedError)",
+        "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
+    },
     "dask": {
         "test_linalg.py::test_*[eig_": "`linalg.eig`: its dtype (real or complex) depends on the values, unknown to a lazy array",
         "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "`linalg.eig`: its dtype depends on the values",

@@ -270,18 +270,35 @@ def pytest_sessionstart(session):
     _STARTED.update(seconds=time.perf_counter(), load=os.getloadavg()[0], date=time.strftime("%Y-%m-%d", time.gmtime()))
 
 
+def _cpu_seconds(*whose):
+    """The user and system CPU time of this process (``"self"``) and of its waited-for subprocesses (``"children"``)."""
+    import resource  # Unix only, as is this record's CPU time
+
+    usages = [resource.getrusage({"self": resource.RUSAGE_SELF, "children": resource.RUSAGE_CHILDREN}[who]) for who in whose]
+    return sum(usage.ru_utime + usage.ru_stime for usage in usages)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_testnodedown(node, error):
+    """xdist: add a worker's CPU time (its tests' subprocesses too), sent by its ``pytest_sessionfinish``."""
+    _STARTED["workers_cpu_seconds"] = _STARTED.get("workers_cpu_seconds", 0.0) + node.workeroutput.get("cpu_seconds", 0.0)
+
+
 def pytest_sessionfinish(session, exitstatus):
     """With ``--record-run``: this run's figures become ``RUNS``' ``"default"`` or ``"full"`` entry, and README
-    quotes them (in the main process; xdist's workers record nothing)."""
+    quotes them. Written by the main process; each xdist worker sends it its CPU time (``pytest_testnodedown``)."""
     config = session.config
-    if not config.getoption("--record-run") or hasattr(config, "workerinput"):
+    if not config.getoption("--record-run"):
+        return
+    if hasattr(config, "workerinput"):
+        config.workeroutput["cpu_seconds"] = _cpu_seconds("self", "children")
         return
     stats = config.pluginmanager.get_plugin("terminalreporter").stats
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout
-    import resource  # Unix only, as is this record's CPU time
-
-    usages = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]  # tests' subprocesses too
-    distributed = getattr(config.option, "numprocesses", None)  # xdist's workers: their CPU time is not counted here
+    if "workers_cpu_seconds" in _STARTED:
+        cpu_seconds = _cpu_seconds("self") + _STARTED["workers_cpu_seconds"]
+    else:
+        cpu_seconds = _cpu_seconds("self", "children")
     runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
     runs["full" if config.getoption("--full") else "default"] = {
         "command": " ".join(["python -m pytest", *(arg for arg in config.invocation_params.args if arg != "--record-run")]),
@@ -290,7 +307,7 @@ def pytest_sessionfinish(session, exitstatus):
         "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "load_average_at_start": round(_STARTED["load"], 1),
         "seconds": round(time.perf_counter() - _STARTED["seconds"]),
-        "cpu_seconds": None if distributed else round(sum(usage.ru_utime + usage.ru_stime for usage in usages)),
+        "cpu_seconds": round(cpu_seconds),
         "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
         **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
     }

@@ -1,6 +1,7 @@
 """README's claims, checked: its Python examples run, its shell commands install extras that exist and
-CI runs its test command, its backend table lists exactly the gaps of ``KNOWN_FAILURES``, and the test
-runs it quotes are the last recorded ones (``tests/last_runs.json``, written by ``--record-run``)."""
+CI runs its test command, its backend table lists exactly the gaps of ``KNOWN_FAILURES``, the test
+runs it quotes are the last recorded ones (``tests/last_runs.json``, written by ``--record-run``), and
+its prose quotes no other run's time."""
 
 import json
 import os
@@ -14,6 +15,7 @@ from conftest import KNOWN_FAILURES, README, README_RUNS, RUNS, runs_text
 
 import backends
 from benchmarks.__main__ import parse_args
+from benchmarks.report import README_END, README_START
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = README.read_text()
@@ -86,3 +88,16 @@ def test_quoted_test_runs_are_the_last_recorded():
     runs = json.loads(RUNS.read_text())
     start, end = TEXT.index(README_RUNS[0]) + len(README_RUNS[0]), TEXT.index(README_RUNS[1])
     assert TEXT[start:end].strip() == runs_text(runs), "run the tests with --record-run to update both"
+
+
+#: A time in seconds, minutes or hours as README would quote a run's ("took 0.23 s", "about 10 minutes").
+RUN_TIME = r"\b\d[\d.,]*\s?(?:s|ms|µs|min|minutes?|seconds?|hours?)\b"
+
+
+def test_prose_quotes_run_times_only_from_measured_runs():
+    """Times of test or benchmark runs appear only in the blocks written from a measured run (``--record-run``,
+    ``python -m benchmarks --readme``), which the tests above and tests/test_benchmarks.py check."""
+    prose = TEXT
+    for start, end in (README_RUNS, (README_START, README_END)):
+        prose = prose[: prose.index(start)] + prose[prose.index(end) :]
+    assert re.findall(rf"[^\n]*{RUN_TIME}[^\n]*", prose) == []

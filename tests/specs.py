@@ -50,6 +50,7 @@ class Spec:
     skip: dict = field(default_factory=dict)  # backend name -> why this case cannot run there
     elementwise: bool = False  # takes any shape (unary) or broadcasting pair (binary): tests/test_properties.py draws them
     variant: tuple = (0, 1)  # (index, count) of this spec's shapes among those its line expands to (unary, binary)
+    full_only: tuple = ()  # backends that check its derivatives only in the full run (--full): too slow for the default run
 
 
 def unary(fun, domain=R, shapes=((), (3,), (2, 3)), **options):
@@ -112,9 +113,13 @@ def spec_tests(specs):
         line, shape, shapes = positions[id(spec)]
         return pytest.mark.grid(line=line, shape=(shape, shapes), dtype=(dtype_index, dtypes))
 
+    def derivative_marks(spec, dtype_index):
+        full = [pytest.mark.full(*spec.full_only)] if spec.full_only else []
+        return [grid(spec, dtype_index, len(spec.dtypes)), *full]
+
     @pytest.mark.parametrize(
         "spec, dtype",
-        [pytest.param(s, d, id=f"{s.name}-{d}", marks=grid(s, i, len(s.dtypes))) for s in specs for i, d in enumerate(s.dtypes)],
+        [pytest.param(s, d, id=f"{s.name}-{d}", marks=derivative_marks(s, i)) for s in specs for i, d in enumerate(s.dtypes)],
     )
     def test_derivatives(spec, dtype, backend, full_run):
         _skip_if_listed(spec, backend)

@@ -104,6 +104,7 @@ def small(monkeypatch):
     monkeypatch.setattr(elementwise, "SIZE", {True: 1000, False: 1000})
 
 
+@pytest.mark.full  # every workload, plotted and written to README (the default run keeps the shorter runs of main below)
 def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     paths = {name: tmp_path / name for name in ("r.json", "r.png", "README.md")}
@@ -210,6 +211,7 @@ def test_readme_without_markers_is_an_error(tmp_path):
         report.update_readme({}, path)
 
 
+@pytest.mark.full  # a subprocess running workloads on strict arrays
 def test_command_line_on_array_api_strict(tmp_path):
     path = tmp_path / "r.json"
     command = [sys.executable, "-m", "benchmarks", "--quick", "--only", "e", "--peers", "", "--backend", "array_api_strict"]

@@ -5,7 +5,7 @@ import operator
 
 import numpy
 
-from .base import Backend
+from .base import Backend, install_command
 
 
 class NumPyBackend(Backend):
@@ -63,7 +63,22 @@ class NumPyBackend(Backend):
         return out
 
     def scipy_module(self, name):
-        return importlib.import_module(f"scipy.{name}")
+        """``scipy.<name>``.
+
+        Raises
+        ------
+        ImportError
+            If SciPy is not installed, naming adcore's extra that installs it.
+        """
+        try:
+            return importlib.import_module(f"scipy.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != "scipy":
+                raise
+            raise ImportError(
+                f"scipy.{name} on the numpy backend needs SciPy, which is not installed here; {install_command('scipy')}",
+                name="scipy",
+            ) from error
 
 
 #: Array API name -> the Python operator that NumPy's float64 scalars implement with the same

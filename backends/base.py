@@ -114,8 +114,9 @@ class Backend:
     read_only_flags = False
 
     def freeze(self, x):
-        """Mark ``x`` read-only and return ``thaw()``, which restores its flags; only called when
-        ``read_only_flags`` is true."""
+        """Mark ``x`` read-only and return ``thaw()``, which restores its flags, or return None
+        (marking nothing) where the flags could not be given back (the caller then copies ``x``);
+        only called when ``read_only_flags`` is true."""
         raise NotImplementedError(f"the {self.name} backend cannot mark arrays read-only")
 
     def getitem(self, x, index):

@@ -154,8 +154,7 @@ class Constants:
             freeze = freezers.get(type(arg), _UNSEEN)
             if freeze is _UNSEEN:
                 freeze = freezers.find(arg)
-            if freeze is not None and self.read_only:
-                self.freeze(arg, freeze, fun)
+            if freeze is not None and self.read_only and self.freeze(arg, freeze, fun):
                 continue
             snapshot = snapshots.get(type(arg), _UNSEEN)
             if snapshot is _UNSEEN:
@@ -171,10 +170,14 @@ class Constants:
         with _freeze_lock:
             entry = _frozen.get(id(value))
             if entry is None:
-                _frozen[id(value)] = [value, 1, freeze(value)]
+                thaw = freeze(value)
+                if thaw is None:
+                    return False
+                _frozen[id(value)] = [value, 1, thaw]
             else:
                 entry[1] += 1
         self.frozen.append((value, fun))
+        return True
 
     def restore(self):
         """Give back the flags of the values this trace marked (once no running trace holds them)."""

@@ -181,12 +181,12 @@ def def_elementwise(fun, *partials):
             argnum = argnums[0]
             return (cotangent_of(args[argnum], product_into(g, partials[argnum](ans, *args), owned)),), True
         *others, last = argnums
-        products = [cotangent_of(args[i], anp._times_partial(g, partials[i](ans, *args))) for i in others]
+        products = [cotangent_of(args[i], times_partial(g, partials[i](ans, *args))) for i in others]
         products.append(cotangent_of(args[last], product_into(g, partials[last](ans, *args), owned)))
         return tuple(products), True
 
     def jvp(argnum, g, ans, args, kwargs):
-        return broadcast(anp._times_partial(g, partials[argnum](ans, *args)), ans)
+        return broadcast(times_partial(g, partials[argnum](ans, *args)), ans)
 
     defvjp_saved_values(fun, vjp, output_readers=readers, keeps_arguments=keeps_arguments)
     defjvp_argnum(fun, jvp)
@@ -254,7 +254,18 @@ def product_into(g, factor, owned):
     if owned and writes_in_place(g, factor) and not holds_nan(factor):
         g *= factor
         return g
-    return anp._times_partial(g, factor)
+    return times_partial(g, factor)
+
+
+def times_partial(g, partial):
+    """``anp._times_partial(g, partial)``, the chain rule's product in an elementwise rule, called
+    straight on the backend where neither is traced (a first-order derivative: no primitive call),
+    and in Python for two Python floats."""
+    if type(g) is float and type(partial) is float:
+        return g * partial if partial == partial or g != 0 else 0.0
+    if isbox(g) or isbox(partial):
+        return anp._times_partial(g, partial)
+    return backends.backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
 
 
 def holds_nan(x):

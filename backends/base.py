@@ -141,6 +141,18 @@ class Backend:
         """
         raise NotImplementedError(f"the {self.name} backend has no scipy.{name} (SciPy's functions run on numpy and cupy)")
 
+    def multiply_zero_nan(self, a, b):
+        """``a * b`` broadcast, but 0 where ``a`` is 0 and ``b`` is NaN (where IEEE gives NaN); 0 * inf stays NaN.
+        Either may be a Python scalar (tested in Python: an array made of it would be on the default device)."""
+        product = self.multiply(a, b) if hasattr(a, "shape") or hasattr(b, "shape") else a * b  # the standard refuses two scalars
+        masks = [self.isnan(b) if hasattr(b, "shape") else b != b, self.equal(a, 0) if hasattr(a, "shape") else a == 0]
+        if not all(m for m in masks if isinstance(m, bool)):
+            return product
+        arrays = [m for m in masks if not isinstance(m, bool)]
+        if not arrays:
+            return type(product)(0)
+        return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
+
     def random_normal(self, rng, shape, dtype, device=None):
         """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
         values = rng.standard_normal(shape)

@@ -5,7 +5,8 @@ Dask's graph, computed when the user calls ``compute`` or ``persist``. NumPy arr
 beside Dask arrays in a call are constants Dask wraps, as Dask itself does; the
 derivative with respect to one is a Dask array of its shape.
 
-- Dask's namespace lacks ``take_along_axis``: applied here block by block.
+- Dask's namespace lacks ``take_along_axis``: applied here block by block, and
+  the float16 dtype: dtypes are NumPy's.
 - ``broadcast_to`` gives the axes it stretches Dask's automatic chunks (Dask's own
   makes them one chunk), so the cotangent of a reduction over a large axis is
   chunked along it, within Dask's chunk size, and never one block of that axis.
@@ -36,6 +37,11 @@ class DaskBackend(Backend):
 
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)
+
+    def dtype(self, spec):
+        """NumPy's dtype for ``spec``: Dask arrays carry NumPy's dtypes, float16 included, which the
+        standard's namespace (array-api-compat's) leaves out."""
+        return None if spec is None else numpy.dtype(spec)
 
     def lookup(self, api_name):
         found = super().lookup(api_name)

@@ -42,6 +42,15 @@ class NumPyBackend(Backend):
     def from_numpy(self, x, dtype=None, device=None):
         return numpy.asarray(x, dtype=dtype)
 
+    def multiply_zero_nan(self, a, b):
+        product = self.multiply(a, b)
+        if type(b) in _FLOAT_SCALARS and type(a) in _FLOAT_SCALARS:  # two scalars: no array operations
+            return product if b == b or a != 0 else type(product)(0)
+        nan = numpy.isnan(b)
+        if not nan.any():  # the common case costs one pass over b (the arrays are on the host: no device to wait for)
+            return product
+        return numpy.where(nan & numpy.equal(a, 0), 0, product)[()]
+
     read_only_flags = True
 
     def freeze(self, x):

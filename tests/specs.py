@@ -139,3 +139,167 @@ def spec_tests(specs):
         numpy.testing.assert_allclose(backend.to_numpy(result), expected, rtol=1e-12, atol=1e-12)
 
     return test_derivatives, test_value_matches_numpy
+
+
+# ---- accuracy of elementwise derivatives against mpmath ----
+
+#: the largest relative error of a derivative where its true value is a normal float of the dtype
+ACCURACY = {"float64": 1e-10, "float32": 1e-4}
+
+
+@dataclass(frozen=True)
+class Loose:
+    """An exception to ``ACCURACY``: relative error up to ``rtol``, or absolute error up to ``atol``, at
+    the points ``where(*args)`` selects (all points when None), in ``dtypes``, on ``backends`` (all when
+    None), for ``reason``."""
+
+    reason: str
+    rtol: float = 0.0
+    atol: float = 0.0
+    dtypes: tuple = REAL
+    backends: tuple | None = None
+    where: object = None
+
+
+@dataclass
+class Accurate:
+    """One partial derivative of an elementwise function at chosen points, against mpmath at 50 digits.
+
+    ``fun`` takes one array per argument; ``exact(*args)`` is the partial derivative in argument ``argnum``
+    at mpmath numbers (the float inputs, exactly); ``points`` holds one float (unary) or one tuple of floats
+    (one per argument) per point, given in float64 and rounded to each dtype, the rounded value being the
+    input. Points where ``exact`` is undefined once rounded (a pole reached by rounding) are left out.
+    """
+
+    name: str
+    fun: object
+    exact: object
+    points: tuple
+    argnum: int = 0
+    exceptions: tuple = ()
+    skip: dict = field(default_factory=dict)  # backend name -> why this function cannot run there
+
+
+def accurate(name, fun, exacts, points, **options):
+    """One ``Accurate`` line per argument of ``fun`` whose partial ``exacts[argnum]`` is given (not None)."""
+    suffix = len(exacts) > 1
+    return [
+        Accurate(f"{name}[{'xyzw'[argnum]}]" if suffix else name, fun, exact, points, argnum, **options)
+        for argnum, exact in enumerate(exacts)
+        if exact is not None
+    ]
+
+
+_exact_cache = {}
+
+
+def _arguments(spec, dtype):
+    """The points of ``spec`` as one NumPy array per argument, rounded to ``dtype``."""
+    rows = [p if isinstance(p, tuple) else (p,) for p in spec.points]
+    return [numpy.asarray(column, dtype=dtype) for column in zip(*rows)]
+
+
+def exact_derivatives(spec, dtype):
+    """``(kept, expected)``: which points have an exact derivative in ``dtype`` (a mask), and those
+    derivatives as mpmath numbers, computed once per line and dtype."""
+    key = (spec.name, dtype)
+    if key not in _exact_cache:
+        import mpmath
+
+        kept, expected = [], []
+        with mpmath.workdps(50):
+            for point in zip(*_arguments(spec, dtype)):
+                try:
+                    value = spec.exact(*(mpmath.mpf(float(a)) for a in point))
+                except (ZeroDivisionError, ValueError):
+                    value = None
+                ok = isinstance(value, mpmath.mpf) and not mpmath.isnan(value)
+                kept.append(ok)
+                if ok:
+                    expected.append(value)
+        _exact_cache[key] = numpy.asarray(kept), expected
+    return _exact_cache[key]
+
+
+def computed_derivative(spec, backend, dtype, mode):
+    """The partial derivative at ``spec.points`` by adcore, in reverse (``elementwise_grad``) or
+    forward (``make_jvp`` along ones) mode, on ``backend``, as a NumPy array of ``dtype``."""
+    from adcore import elementwise_grad, make_jvp
+
+    args = [backend.asarray(a, dtype) for a in _arguments(spec, dtype)]
+    if mode == "rev":
+        result = elementwise_grad(spec.fun, spec.argnum)(*args)
+    else:
+
+        def of_one(x):
+            return spec.fun(*args[: spec.argnum], x, *args[spec.argnum + 1 :])
+
+        ones = backend.asarray(numpy.ones(len(spec.points)), dtype)
+        value, result = make_jvp(of_one)(args[spec.argnum])(ones)
+        dtype = backend.to_numpy(value).dtype  # a tangent is in the output's space (float_power's is float64)
+    backend.check_device(result)
+    result = backend.to_numpy(result)
+    assert result.dtype == dtype, f"{spec.name} ({mode}): a {dtype} derivative was expected, not {result.dtype}"
+    return result
+
+
+@dataclass
+class Errors:
+    """The derivative of one line at its kept points, in one dtype and mode, against mpmath."""
+
+    points: list  # one array of inputs per argument
+    computed: numpy.ndarray
+    expected: numpy.ndarray  # mpmath's values, rounded to float64
+    error: numpy.ndarray  # the relative error, or 0 / inf out of the dtype's normal range (see accuracy_errors)
+    ok: numpy.ndarray  # within ACCURACY or the line's exceptions
+
+
+def accuracy_errors(spec, backend, dtype, mode):
+    """The ``Errors`` of ``spec``: the relative error where the exact derivative is a normal float of
+    ``dtype``; elsewhere 0 if adcore's value is right for a value out of that range (0 or a subnormal
+    for an underflow, the infinity of the right sign for an overflow) and inf if not (NaN, a wrong
+    sign, a normal number)."""
+    import mpmath
+
+    kept, expected = exact_derivatives(spec, dtype)
+    computed = computed_derivative(spec, backend, dtype, mode)[kept].astype(numpy.float64)
+    info = numpy.finfo(dtype)
+    tiny, huge = mpmath.mpf(float(info.tiny)), mpmath.mpf(float(info.max))
+    error, absolute = numpy.empty(len(expected)), numpy.full(len(expected), numpy.inf)
+    for i, (c, e) in enumerate(zip(computed, expected)):
+        if abs(e) > huge:
+            error[i] = 0.0 if abs(c) >= float(info.max) * (1 - ACCURACY[dtype]) and c * e > 0 else numpy.inf
+        elif abs(e) < tiny:
+            error[i] = 0.0 if abs(c) <= float(info.tiny) else numpy.inf
+        elif numpy.isfinite(c):
+            absolute[i] = float(abs(mpmath.mpf(float(c)) - e))
+            error[i] = float(absolute[i] / abs(e))
+        else:
+            error[i] = numpy.inf
+    points = [a[kept] for a in _arguments(spec, dtype)]
+    ok = error <= ACCURACY[dtype]
+    for loose in spec.exceptions:
+        if dtype in loose.dtypes and (loose.backends is None or backend.name in loose.backends):
+            where = numpy.ones(len(expected), bool) if loose.where is None else loose.where(*points)
+            ok |= where & ((error <= loose.rtol) | (absolute <= loose.atol))
+    return Errors(points, computed, numpy.asarray([float(e) for e in expected]), error, ok)
+
+
+def accuracy_tests(specs):
+    """A test parametrised over ``specs`` and the dtypes: the derivative in both modes is within
+    ``ACCURACY`` (or the line's exceptions) of mpmath's at every kept point."""
+
+    @pytest.mark.parametrize("spec, dtype", [pytest.param(s, d, id=f"{s.name}-{d}") for s in specs for d in REAL])
+    def test_derivative_accuracy(spec, dtype, backend):
+        _skip_if_listed(spec, backend)
+        for mode in ("rev", "fwd"):
+            e = accuracy_errors(spec, backend, dtype, mode)
+            assert e.ok.all(), (
+                f"{spec.name} ({mode}, {dtype}, {backend.id}): relative error above {ACCURACY[dtype]:g} at "
+                + ", ".join(
+                    f"{tuple(float(a[i]) for a in e.points)}: {e.computed[i]!r} for {e.expected[i]!r} (error {e.error[i]:.2g})"
+                    for i in numpy.flatnonzero(~e.ok)[:8]
+                )
+            )
+
+    return test_derivative_accuracy

@@ -181,8 +181,9 @@ def test_arctan2_at_the_origin(backend):
         return np.where(origin, 0.0, np.arctan2(np.where(origin, 1.0, y), x))
 
     gy, gx = grad(lambda y, x: np.sum(safe_angle(y, x)), (0, 1))(y, x)
-    assert_equal(backend, gy, [0.0, 0.5])
-    assert_equal(backend, gx, [0.0, -0.5])
+    # (x / r) / r with r = hypot(x, y): within a rounding of 1/2 (and no overflow of x**2 + y**2)
+    numpy.testing.assert_allclose(backend.to_numpy(gy), [0.0, 0.5], rtol=1e-15, atol=0)
+    numpy.testing.assert_allclose(backend.to_numpy(gx), [0.0, -0.5], rtol=1e-15, atol=0)
 
 
 # ---- Python numbers and arrays agree at the singular points
@@ -203,3 +204,144 @@ def test_python_numbers_and_arrays_have_the_same_derivative(name):
             expected = grad(f)(numpy.asarray(point))
             numpy.testing.assert_array_equal(grad(f)(point), expected, err_msg=f"{name} at {point}")
             numpy.testing.assert_array_equal(make_jvp(f)(point)(1.0)[1], expected, err_msg=f"{name} at {point}")
+
+
+# ---- float16: sums and counts accumulate in float32 (every backend with float16)
+
+N16 = 80_000  # above 65504, float16's largest finite value, with the NaN left out too; and 2048 + 1 rounds to 2048
+
+
+def alternating(n):
+    """0, 2, 0, 2, ...: mean 1, variance 1."""
+    return 2.0 * (numpy.arange(n) % 2)
+
+
+def with_nan(n):
+    """Ones with a NaN every 16 entries (75,000 entries of 80,000 are not NaN)."""
+    x = numpy.ones(n)
+    x[::16] = numpy.nan
+    return x
+
+
+def scaled_cumsum(x):
+    """The cotangent of ``cumsum`` is ones on 3000 entries: its VJP accumulates past 2048."""
+    return np.sum(np.cumsum(x * 1e-4)[:3000])
+
+
+#: name -> (function, input): the float16 value and derivatives must be those computed in float64, rounded
+FLOAT16_CASES = {
+    "mean": (np.mean, numpy.ones(N16)),
+    "var": (np.var, alternating(N16)),
+    "std": (np.std, alternating(N16)),
+    "average": (lambda x: np.average(x, weights=np.ones_like(x)), alternating(N16)),
+    "nanmean": (np.nanmean, with_nan(N16)),
+    "nanvar": (np.nanvar, numpy.where(numpy.isnan(with_nan(N16)), numpy.nan, alternating(N16))),
+    "nanstd": (np.nanstd, numpy.where(numpy.isnan(with_nan(N16)), numpy.nan, alternating(N16))),
+    "max_ties": (np.max, numpy.ones(N16)),
+    "min_ties": (np.min, numpy.ones(N16)),
+    "nanmax_ties": (np.nanmax, with_nan(N16)),
+    "cumsum": (lambda x: np.cumsum(x)[60_000], numpy.ones(N16)),
+    "cumsum_vjp": (scaled_cumsum, numpy.ones(N16)),
+    "logsumexp": (logsumexp, numpy.zeros(N16)),
+    "softmax": (lambda x: softmax(x)[0], numpy.zeros(N16)),
+    "log_softmax": (lambda x: log_softmax(x)[0], numpy.zeros(N16)),
+    "norm": (np.linalg.norm, numpy.ones(N16)),
+    "sum_of_broadcast": (lambda w: np.sum(np.broadcast_to(w, (N16,)) * 0.25), numpy.asarray(1.0)),
+}
+
+
+@pytest.mark.parametrize("name", FLOAT16_CASES)
+def test_float16_reductions_accumulate_in_float32(name, backend):
+    """Above 65504 entries (float16's largest value) and past 2048 (where float16 stops counting by
+    ones), a float16 reduction and its derivatives are the float64 results rounded to float16,
+    not inf, NaN, 0 or a count stuck at 2048 (NumPy's own var, std and cumsum are)."""
+    if backend.name == "array_api_strict":
+        pytest.skip("array-api-strict has no float16")
+    f, data = FLOAT16_CASES[name]
+    x16, x64 = backend.asarray(data, "float16"), numpy.asarray(data, "float64")
+    v = numpy.ones_like(data)
+    results = {
+        "value": (f(x16), f(x64)),
+        "gradient": (grad(f)(x16), grad(f)(x64)),
+        "tangent": (tangent(f, x16, backend.asarray(v, "float16")), tangent(f, x64, v)),
+    }
+    for what, (half, exact) in results.items():
+        backend.check_device(half)
+        half = backend.to_numpy(half)
+        assert half.dtype == numpy.float16, f"{name}: the {what} is {half.dtype}, not float16"
+        # float16 rounds to 11 bits (rtol 5e-4), and 1/80000 is a subnormal (spacing 6e-8)
+        numpy.testing.assert_allclose(half.astype(float), exact, rtol=2e-3, atol=6e-8, err_msg=f"{name}: {what}")
+
+
+# ---- NaN in nan* reductions and -inf in log-space sums: weight 0 (every backend)
+
+Z = numpy.array([1.0, numpy.nan, 2.0, -0.5, numpy.nan, 3.0])
+CLEAN = Z[~numpy.isnan(Z)]
+ZEROED = numpy.nan_to_num(Z)
+
+#: name -> (f(z, s) on the data with NaN, the same on the data without them[, those data if not CLEAN]):
+#: the derivative in s is the one where the NaN entries were never there (or were the constant 0 or 1 of nancumsum, nancumprod)
+NAN_CASES = {
+    "nansum": (lambda z, s: np.nansum(np.multiply(z, s)), lambda c, s: np.sum(c * s)),
+    "nanmean": (lambda z, s: np.nanmean(np.multiply(z, s)), lambda c, s: np.mean(c * s)),
+    "nanvar": (lambda z, s: np.nanvar(np.multiply(z, s)), lambda c, s: np.var(c * s)),
+    "nanstd": (lambda z, s: np.nanstd(np.multiply(z, s)), lambda c, s: np.std(c * s)),
+    "nanprod": (lambda z, s: np.nanprod(np.multiply(z, s)), lambda c, s: np.prod(c * s)),
+    "nanmax": (lambda z, s: np.nanmax(np.multiply(z, s)), lambda c, s: np.max(c * s)),
+    "nanmin": (lambda z, s: np.nanmin(np.multiply(z, s)), lambda c, s: np.min(c * s)),
+    "nanmedian": (lambda z, s: np.nanmedian(np.multiply(z, s)), lambda c, s: np.median(c * s)),
+    "nanpercentile": (lambda z, s: np.nanpercentile(np.multiply(z, s), 30.0), lambda c, s: np.percentile(c * s, 30.0)),
+    "nanquantile": (lambda z, s: np.nanquantile(np.multiply(z, s), 0.7), lambda c, s: np.quantile(c * s, 0.7)),
+    "nancumsum": (lambda z, s: np.sum(np.nancumsum(np.multiply(z, s))), lambda c, s: np.sum(np.cumsum(c * s)), ZEROED),
+    "nancumprod": (
+        lambda z, s: np.sum(np.nancumprod(np.multiply(z, s))),
+        lambda c, s: np.sum(np.cumprod(np.where(numpy.isnan(Z), 1.0, c * s))),  # a NaN entry is a constant 1
+        ZEROED,
+    ),
+    "nansum_exp": (lambda z, s: np.nansum(np.exp(np.multiply(z, s))), lambda c, s: np.sum(np.exp(c * s))),
+    "nanmean_divide": (lambda z, s: np.nanmean(np.divide(z, s)), lambda c, s: np.mean(c / s)),
+    "nanmean_data_divided": (lambda z, s: np.nanmean(np.divide(s, np.add(z, 2.0))), lambda c, s: np.mean(s / (c + 2.0))),
+}
+
+INF = numpy.inf
+LOG_WEIGHTS = [-INF, 0.0, numpy.log(3.0)]  # log-space weights, one of them log 0
+#: name -> (f(t, w, k) with w the log-space weights and k = [0, 1, 2], the derivative in t at 0): -inf is
+#: log 0, an entry of weight 0 whose derivative is 0
+MINUS_INF_CASES = {
+    "logaddexp_both": (lambda t, w, k: np.logaddexp(w[0], t - INF), 0.0),
+    "logaddexp_one": (lambda t, w, k: np.logaddexp(w[0], t), 1.0),
+    "logaddexp_self": (lambda t, w, k: np.logaddexp(t - INF, t - INF), 0.0),
+    "logaddexp2_both": (lambda t, w, k: np.logaddexp2(w[0], t - INF), 0.0),
+    "logaddexp2_one": (lambda t, w, k: np.logaddexp2(t, w[0]), 1.0),
+    "logsumexp_all": (lambda t, w, k: logsumexp(np.add(w[:1], t)), 0.0),
+    "logsumexp_some": (lambda t, w, k: logsumexp(np.add(w, np.multiply(t, k))), 0.25 * 1.0 + 0.75 * 2.0),
+    "softmax": (lambda t, w, k: softmax(np.add(w, np.multiply(t, k)))[1], 0.25 * (1.0 - 1.75)),
+    "log_softmax": (lambda t, w, k: log_softmax(np.add(w, np.multiply(t, k)))[1], 1.0 - 1.75),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", NAN_CASES)
+def test_nan_reductions_ignore_nan_data_in_both_modes(name, dtype, backend):
+    """``grad(lambda s: np.nansum(z * s))`` with NaN in ``z`` is the derivative over the other entries
+    (a masked NaN times its zero cotangent contributes 0), in reverse and forward mode."""
+    masked, plain, *data = NAN_CASES[name]
+    z = backend.asarray(Z, dtype)
+    clean = numpy.asarray(data[0] if data else CLEAN, dtype)
+    s, one = backend.asarray(1.5, dtype), backend.asarray(1.0, dtype)
+    expected = grad(lambda s: plain(clean, s))(numpy.asarray(1.5, dtype))
+    for what, value in (("reverse", grad(lambda s: masked(z, s))(s)), ("forward", tangent(lambda s: masked(z, s), s, one))):
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-5 if dtype == "float32" else 1e-12, err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", MINUS_INF_CASES)
+def test_minus_infinity_has_weight_zero_in_log_space_sums(name, dtype, backend):
+    """``grad(lambda t: np.logaddexp(-inf, t - inf))`` is 0, not NaN: -inf is log 0, as in ``logsumexp``."""
+    f, expected = MINUS_INF_CASES[name]
+    w, k = backend.asarray(LOG_WEIGHTS, dtype), backend.asarray([0.0, 1.0, 2.0], dtype)
+    t, one = backend.asarray(0.0, dtype), backend.asarray(1.0, dtype)
+    for what, value in (("reverse", grad(f)(t, w, k)), ("forward", tangent(lambda t: f(t, w, k), t, one))):
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-5 if dtype == "float32" else 1e-12, err_msg=what)

@@ -948,7 +948,11 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     >>> grad(np.linalg.vector_norm)(np.zeros(3))
     array([0., 0., 0.])
     """
-    axes = _normalized_axes(axis, anp.ndim(x), "vector_norm")
+    x, narrow = anp._accumulating(x)  # float16 sums in float32 (a sum of squares overflows past 65504)
+    return anp._given_back(_vector_norm(x, _normalized_axes(axis, anp.ndim(x), "vector_norm"), keepdims, ord), narrow)
+
+
+def _vector_norm(x, axes, keepdims, ord):
     if ord == 2:
         return _safe_sqrt(anp.sum(_abs_squared(x), axis=axes, keepdims=keepdims))
     if ord == 1:

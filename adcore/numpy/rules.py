@@ -161,7 +161,8 @@ def def_elementwise(fun, *partials):
 
     The Jacobian in each argument is diagonal, so the VJP and the JVP are both
     multiplication by the partial derivative (unbroadcast for the VJP,
-    broadcast for the JVP).
+    broadcast for the JVP), a product in which a zero (co)tangent times a NaN
+    partial is 0 (``_times_partial``: NaN data masked out contributes nothing).
 
     A node keeps only what its partials read (:func:`reads_parameter`): the output if the
     partial of a differentiated argument reads it (``exp``'s), not otherwise (``multiply``'s);
@@ -180,12 +181,12 @@ def def_elementwise(fun, *partials):
             argnum = argnums[0]
             return (cotangent_of(args[argnum], product_into(g, partials[argnum](ans, *args), owned)),), True
         *others, last = argnums
-        products = [cotangent_of(args[i], anp.multiply(g, partials[i](ans, *args))) for i in others]
+        products = [cotangent_of(args[i], times_partial(g, partials[i](ans, *args))) for i in others]
         products.append(cotangent_of(args[last], product_into(g, partials[last](ans, *args), owned)))
         return tuple(products), True
 
     def jvp(argnum, g, ans, args, kwargs):
-        return broadcast(anp.multiply(g, partials[argnum](ans, *args)), ans)
+        return broadcast(times_partial(g, partials[argnum](ans, *args)), ans)
 
     defvjp_saved_values(fun, vjp, output_readers=readers, keeps_arguments=keeps_arguments)
     defjvp_argnum(fun, jvp)
@@ -247,12 +248,33 @@ def writes_in_place(x, y):
 
 
 def product_into(g, factor, owned):
-    """``g * factor``, written into ``g`` when the backward pass owns ``g`` and the product keeps its
-    shape and dtype (:func:`writes_in_place`): one buffer fewer for large arrays."""
-    if owned and writes_in_place(g, factor):
+    """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
+    the backward pass owns ``g`` and the product keeps its shape and dtype (:func:`writes_in_place`): one
+    buffer fewer for large arrays."""
+    if owned and writes_in_place(g, factor) and not holds_nan(factor):
         g *= factor
         return g
-    return anp.multiply(g, factor)
+    return times_partial(g, factor)
+
+
+def times_partial(g, partial):
+    """``anp._times_partial(g, partial)``, the chain rule's product in an elementwise rule, called
+    straight on the backend where neither is traced (a first-order derivative: no primitive call),
+    and in Python for two Python floats."""
+    if type(g) is float and type(partial) is float:
+        return g * partial if partial == partial or g != 0 else 0.0
+    if isbox(g) or isbox(partial):
+        return anp._times_partial(g, partial)
+    return backends.backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
+
+
+def holds_nan(x):
+    """Whether ``x``, a Python number or an array ``writes_in_place`` accepts, holds a NaN (then ``g * x`` is
+    ``anp._times_partial``'s, where a zero in ``g`` times NaN is 0)."""
+    if type(x) in (float, int):
+        return x != x
+    backend = backends.backend_of(x)
+    return bool(backend.any(backend.isnan(x)))
 
 
 def balanced_eq(x, z, y):
@@ -287,7 +309,7 @@ def_linear(anp.negative)  # JVP: negative(g), not a product
 def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: reciprocal(x))
 def_elementwise(anp.log1p, lambda ans, x: reciprocal(1.0 + x))
-def_elementwise_of_output(anp.expm1, lambda ans: ans + 1.0)
+def_elementwise(anp.expm1, lambda ans, x: anp.exp(x))  # not ans + 1, which is 0 where ans rounds to -1 (x < -37)
 # sqrt at 0: derivative 0 rather than +inf, so sqrt(sum(x**2)) at x = 0 has the finite
 # subgradient 0 (the norm's) instead of 0 * inf = NaN; a documented convention (tests/test_edges.py).
 def_elementwise_of_output(anp.sqrt, lambda ans: 0.5 / replace_zero(ans, float("inf")))
@@ -297,13 +319,37 @@ def_elementwise(anp.cos, lambda ans, x: -anp.sin(x))
 def_elementwise_of_output(anp.tan, lambda ans: 1.0 + anp.square(ans))
 def_elementwise(anp.sinh, lambda ans, x: anp.cosh(x))
 def_elementwise(anp.cosh, lambda ans, x: anp.sinh(x))
-def_elementwise_of_output(anp.tanh, lambda ans: 1.0 - anp.square(ans))
-def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(1.0 - x**2))
-def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(1.0 - x**2))
+
+
+def sech_squared(ans, x):
+    """``tanh'``: ``1 / cosh(x)**2``, to full precision in both tails, where ``1 - tanh(x)**2`` is 0 once
+    ``tanh`` rounds to 1 (|x| > 19 in float64, 9 in float32); ``1 - ans**2`` for complex ``x``, where
+    ``cosh`` overflows to NaN."""
+    if anp.iscomplexobj(x):
+        return 1.0 - anp.square(ans)
+    return anp.square(anp.reciprocal(anp.cosh(x)))
+
+
+def one_minus_square(x):
+    """``1 - x**2`` as ``(1 - x)(1 + x)``: exact near ``|x| = 1``, where ``1 - x**2`` loses half the digits."""
+    return anp.multiply(1.0 - x, 1.0 + x)
+
+
+def inverse_hypot_one(x):
+    """``1 / sqrt(x**2 + 1)`` through ``hypot``, which does not overflow for |x| > 1e154."""
+    if anp.iscomplexobj(x):
+        return 1.0 / anp.sqrt(anp.square(x) + 1.0)
+    return 1.0 / anp.hypot(x, 1.0)
+
+
+def_elementwise(anp.tanh, sech_squared)
+def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(one_minus_square(x)))
+def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(one_minus_square(x)))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))
-def_elementwise(anp.arcsinh, lambda ans, x: 1.0 / anp.sqrt(x**2 + 1.0))
-def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.sqrt(x**2 - 1.0))
-def_elementwise(anp.arctanh, lambda ans, x: reciprocal(1.0 - x**2))
+def_elementwise(anp.arcsinh, lambda ans, x: inverse_hypot_one(x))
+# sqrt(x - 1) sqrt(x + 1): x - 1 is exact near 1, and neither factor overflows where x**2 does
+def_elementwise(anp.arccosh, lambda ans, x: 1.0 / anp.multiply(anp.sqrt(x - 1.0), anp.sqrt(x + 1.0)))
+def_elementwise(anp.arctanh, lambda ans, x: reciprocal(one_minus_square(x)))
 def_elementwise(anp.log2, lambda ans, x: reciprocal(x * LN2))
 def_elementwise(anp.log10, lambda ans, x: reciprocal(x * LN10))
 def_elementwise_of_output(anp.reciprocal, lambda ans: -anp.square(ans))
@@ -344,6 +390,8 @@ defvjp_elementwise(anp.subtract, lambda g, ans, x, y: g, lambda g, ans, x, y: -g
 defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y: broadcast(-g, ans))
 def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
+# the chain rule's own product (its (co)tangent times ``partial`` is again a _times_partial: a zero one gives 0)
+def_elementwise(anp._times_partial, lambda ans, g, partial: partial, lambda ans, g, partial: g)
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 
 
@@ -369,18 +417,53 @@ def_elementwise(anp.maximum, lambda ans, x, y: balanced_eq(x, ans, y), lambda an
 def_elementwise(anp.minimum, lambda ans, x, y: balanced_eq(x, ans, y), lambda ans, x, y: balanced_eq(y, ans, x))
 
 
+def over_squared_norm(v, y, x):
+    """``v / (x**2 + y**2)`` as ``(v / r) / r`` with ``r = hypot(x, y)``: the squares under- or overflow for
+    |x|, |y| beyond 1e-154 or 1e154 (0 / 0 = NaN, or 0) where the quotient is a normal number."""
+    r = anp.hypot(x, y)
+    return anp.divide(anp.divide(v, r), r)
+
+
 def_elementwise(
     anp.arctan2,
-    lambda ans, y, x: anp.divide(x, anp.add(x**2, y**2)),
-    lambda ans, y, x: anp.divide(-y, anp.add(x**2, y**2)),
+    lambda ans, y, x: over_squared_norm(x, y, x),
+    lambda ans, y, x: over_squared_norm(anp.negative(y), y, x),
 )
 def_elementwise(
     anp.hypot,
     lambda ans, x, y: anp.divide(x, replace_zero(ans, 1.0)),
     lambda ans, x, y: anp.divide(y, replace_zero(ans, 1.0)),
 )
-def_elementwise(anp.logaddexp, lambda ans, x, y: anp.exp(anp.subtract(x, ans)), lambda ans, x, y: anp.exp(anp.subtract(y, ans)))
-def_elementwise(anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: -anp.floor(anp.divide(x, y)))
+
+
+def logistic_weight(x, y, scale=1.0):
+    """``d/dx log(exp(x) + exp(y)) = 1 / (1 + exp(y - x))`` (``scale`` ln 2: the same for ``logaddexp2``),
+    from the difference of the inputs: to full precision in both tails and for large inputs
+    (``exp(x - ans)`` loses the digits ``ans`` rounds off), 1/2 at ties. Where both are -inf the
+    weight is 0 (-inf is log 0: the sum does not move when either moves, as in ``logsumexp``);
+    where both are +inf it is NaN."""
+    d = anp.subtract(x, y) if scale == 1.0 else anp.multiply(anp.subtract(x, y), scale)
+    ahead = anp.greater_equal(d, 0)
+    # each branch of the where sees only its own sign of d (so neither overflows), and is smooth at
+    # d = 0 for the higher derivatives (a form through |d| would have second derivative 0 at ties)
+    e_ahead, e_behind = anp.exp(anp.negative(anp.where(ahead, d, 0.0))), anp.exp(anp.where(ahead, 0.0, d))
+    weight = anp.where(ahead, 1.0 / (1.0 + e_ahead), e_behind / (1.0 + e_behind))
+    return anp.where(anp.logical_and(anp.equal(x, -math.inf), anp.equal(y, -math.inf)), 0.0, weight)
+
+
+def_elementwise(anp.logaddexp, lambda ans, x, y: logistic_weight(x, y), lambda ans, x, y: logistic_weight(y, x))
+def_elementwise(anp.logaddexp2, lambda ans, x, y: logistic_weight(x, y, LN2), lambda ans, x, y: logistic_weight(y, x, LN2))
+
+
+def remainder_quotient(ans, x, y):
+    """The integer ``n`` with ``ans = x - n y``, as the backend's remainder used it: ``(x - ans) / y``
+    rounded (``floor(x / y)`` can differ by one where ``x / y`` rounds up to an integer)."""
+    return anp.round(anp.divide(anp.subtract(x, ans), y))
+
+
+def_elementwise(
+    anp.remainder, lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: anp.negative(remainder_quotient(ans, x, y))
+)
 defvjp(
     anp.copysign, lambda ans, x, y: unbroadcast_elementwise(x, ans, lambda g: anp.multiply(g, anp.sign(x) * anp.sign(ans))), None
 )
@@ -441,19 +524,27 @@ def_batch_safe_vjp(anp.sum.primitive)
 
 
 def chooser_weights(ans, x, axis, keepdims):
-    """How the derivative of ``max``/``min`` splits among ``x``: equally over the entries
-    equal to the result (autograd's and JAX's convention for ties)."""
-    chosen = anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype)
-    return chosen / anp.sum(chosen, axis=axis, keepdims=True)
+    """How the derivative of ``max``/``min`` splits among ``x``: equally over the entries equal to the
+    result (autograd's and JAX's convention for ties). Returns the weights and the dtype to give the
+    derivative back in: float16 counts its ties in float32 (a count above 65504 is inf in float16,
+    and a derivative of 1/count would then be 0)."""
+    chosen, narrow = anp._accumulating(anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype))
+    return chosen / anp.sum(chosen, axis=axis, keepdims=True), narrow
 
 
 def grad_chooser(ans, x, axis=None, keepdims=False):
     x_shape = anp.shape(x)
-    return lambda g: expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * chooser_weights(ans, x, axis, keepdims)
+
+    def vjp(g):
+        weights, narrow = chooser_weights(ans, x, axis, keepdims)
+        return anp._given_back(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * weights, narrow)
+
+    return vjp
 
 
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
-    return anp.sum(g * chooser_weights(ans, x, axis, keepdims), axis=axis, keepdims=keepdims)
+    weights, narrow = chooser_weights(ans, x, axis, keepdims)
+    return anp._given_back(anp.sum(g * weights, axis=axis, keepdims=keepdims), narrow)
 
 
 defvjp(anp.max, grad_chooser)

@@ -147,6 +147,17 @@ logaddexp = primitive(_elementwise("logaddexp"))
 mod = remainder = primitive(_elementwise("remainder"))
 copysign = primitive(_elementwise("copysign"))
 
+
+@primitive
+def _times_partial(g, partial):
+    """``g * partial``: the chain rule's product in an elementwise rule (a cotangent or a tangent ``g``
+    times a partial derivative), but 0 where ``g`` is 0 and ``partial`` is NaN. An entry the output
+    does not depend on (masked by ``where`` or a ``nan*`` reduction) then contributes nothing even
+    where its value, and so its partial, is NaN (a NaN in the data): IEEE's 0 * NaN would make every
+    gradient it is added to NaN. An infinite partial keeps IEEE's product (0 * inf = NaN)."""
+    return backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
+
+
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
 
 _LN2 = float(_np.log(2.0))
@@ -157,9 +168,11 @@ def exp2(x):
     return power(2.0, x)
 
 
+@primitive
 def logaddexp2(x, y):
-    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs)."""
-    return logaddexp(multiply(x, _LN2), multiply(y, _LN2)) / _LN2
+    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs); a primitive, so
+    that its derivative is formed from ``x - y`` rather than from the rounded ``x * log(2)``."""
+    return backend_of(x, y, op="logaddexp2").logaddexp(x * _LN2, y * _LN2) / _LN2
 
 
 def deg2rad(x):
@@ -187,10 +200,27 @@ def cbrt(x):
 
 
 def sinc(x):
-    """``sin(pi x) / (pi x)``, 1 at 0 (derivative 0 there), computed where-safely: no NaN at 0."""
-    at_zero = equal(x, 0)
-    pi_x = multiply(where(at_zero, 1.0, x), _np.pi)
-    return where(at_zero, 1.0, sin(pi_x) / pi_x)
+    """``sin(pi x) / (pi x)``, 1 at 0. For |pi x| < 1, its Taylor series to the x**18 term (within rounding
+    there), whose derivatives keep full precision near 0 (those of the quotient are the difference of two
+    nearly equal terms); elsewhere the quotient with ``sin(pi x)`` from ``_sin_cos_pi`` (exact zeros at the
+    integers). Each branch sees only its own points, so no derivative is NaN."""
+    small = less(abs(x), 1.0 / _np.pi)
+    x_small, x_large = where(small, x, 0.0), where(small, 1.0, x)
+    u2 = square(multiply(x_small, _np.pi))
+    series = 1.0
+    for k in range(9, 0, -1):  # sum_k (-u**2)**k / (2k + 1)!, by Horner's rule
+        series = 1.0 - u2 * series / (2.0 * k * (2.0 * k + 1.0))
+    return where(small, series, _sin_cos_pi(x_large)[0] / multiply(x_large, _np.pi))
+
+
+def _sin_cos_pi(x):
+    """``(sin(pi x), cos(pi x))`` from the reduced argument ``r = x - round(x)`` (exact, |r| <= 1/2):
+    sin(pi x) exactly 0 at the integers, and both to full precision near them and for large |x|,
+    where ``sin(pi * x)`` keeps only the digits of the rounded product ``pi * x``."""
+    n = round(x)
+    r = multiply(subtract(x, n), _np.pi)
+    parity = 1.0 - 2.0 * remainder(n, 2.0)  # (-1)**n
+    return multiply(parity, sin(r)), multiply(parity, cos(r))
 
 
 def fmax(x, y):
@@ -286,18 +316,50 @@ min = primitive(_reduction("min"))
 amax, amin = max, min
 
 
+def _is_narrow_float(backend, dtype):
+    """Whether ``dtype`` is a real float narrower than 32 bits (float16, bfloat16); asked once per dtype."""
+    key = (type(dtype), dtype)  # the type first: dtypes of two libraries are never compared
+    try:
+        return _narrow_floats[key]
+    except KeyError:
+        narrow = _narrow_floats[key] = bool(backend.isdtype(dtype, "real floating")) and backend.finfo(dtype).bits < 32
+        return narrow
+
+
+_narrow_floats = {}  # (dtype type, dtype) -> whether sums of it accumulate in float32
+
+
+def _accumulating(x):
+    """``(x, dtype)``: ``x`` in float32 where it is a float narrower than 32 bits, with its dtype to give
+    results back in (``_given_back``), else ``(x, None)``. Sums and counts of such arrays accumulate
+    in float32, as NumPy's ``mean`` does: in float16 a sum or a count above 65504 is inf, and
+    2048 + 1 rounds to 2048."""
+    value = getval(x)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or not _is_narrow_float(backend_of(value, op="accumulate"), dtype):
+        return x, None
+    return astype(x, float32), dtype
+
+
+def _given_back(result, dtype):
+    """``result`` in ``dtype``, the narrow dtype that ``_accumulating`` widened (unchanged when None)."""
+    return result if dtype is None else astype(result, dtype)
+
+
 def mean(x, axis=None, keepdims=False):
-    """The mean over ``axis`` (all axes by default): ``sum(x, axis) / count``; keeps float32."""
-    x = _as_array(x)
-    return sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis)
+    """The mean over ``axis`` (all axes by default): ``sum(x, axis) / count``; keeps float32, and
+    float16 (accumulated in float32)."""
+    x, narrow = _accumulating(_as_array(x))
+    return _given_back(sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis), narrow)
 
 
 def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """The variance ``sum(|x - mean|**2) / (count - ddof)``; real for complex ``x``, float32 kept."""
-    x = _as_array(x)
+    """The variance ``sum(|x - mean|**2) / (count - ddof)``; real for complex ``x``, float32 kept, and
+    float16 (accumulated in float32)."""
+    x, narrow = _accumulating(_as_array(x))
     centered = subtract(x, mean(x, axis=axis, keepdims=True))
     squared = real(multiply(centered, conj(centered))) if iscomplexobj(x) else square(centered)
-    return sum(squared, axis=axis, keepdims=keepdims) / (_count(shape(x), axis) - ddof)
+    return _given_back(sum(squared, axis=axis, keepdims=keepdims) / (_count(shape(x), axis) - ddof), narrow)
 
 
 def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -312,8 +374,10 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     else:
         if ndim(weights) == 1 and ndim(a) > 1:
             weights = reshape(weights, tuple(-1 if i == axis % ndim(a) else 1 for i in range(ndim(a))))
+        (a, narrow), weights = _accumulating(a), _accumulating(weights)[0]  # float16 accumulates in float32
         total = sum(broadcast_to(weights, shape(a)), axis=axis, keepdims=keepdims)
-        result = sum(multiply(a, weights), axis=axis, keepdims=keepdims) / total
+        result = _given_back(sum(multiply(a, weights), axis=axis, keepdims=keepdims) / total, narrow)
+        total = _given_back(total, narrow)
     return (result, total) if returned else result
 
 
@@ -322,13 +386,16 @@ def ptp(a, axis=None, keepdims=False):
     return max(a, axis=axis, keepdims=keepdims) - min(a, axis=axis, keepdims=keepdims)
 
 
-def _cumulative(name, api_name, what):
-    """NumPy's ``name(x, axis=None)`` through the standard's ``api_name`` (the flattened array when None)."""
+def _cumulative(name, api_name, what, accumulate_wide=False):
+    """NumPy's ``name(x, axis=None)`` through the standard's ``api_name`` (the flattened array when None);
+    with ``accumulate_wide``, a float narrower than 32 bits accumulates in float32 (see ``_accumulating``)."""
 
     def raw(x, axis=None):
         backend = backend_of(x, op=name)
         if axis is None:
             x, axis = backend.reshape(x, (-1,)), 0
+        if accumulate_wide and _is_narrow_float(backend, x.dtype):
+            return backend.astype(getattr(backend, api_name)(backend.astype(x, backend.dtype("float32")), axis=axis), x.dtype)
         return getattr(backend, api_name)(x, axis=axis)
 
     raw.__name__ = raw.__qualname__ = name
@@ -336,7 +403,7 @@ def _cumulative(name, api_name, what):
     return raw
 
 
-cumsum = primitive(_cumulative("cumsum", "cumulative_sum", "sum"))
+cumsum = primitive(_cumulative("cumsum", "cumulative_sum", "sum", accumulate_wide=True))
 cumprod = primitive(_cumulative("cumprod", "cumulative_prod", "product"))
 
 
@@ -353,12 +420,14 @@ def nanprod(x, axis=None, keepdims=False):
 
 
 def nanmean(x, axis=None, keepdims=False):
-    return nansum(x, axis=axis, keepdims=keepdims) / _nonnan_count(x, axis, keepdims)
+    x, narrow = _accumulating(x)
+    return _given_back(nansum(x, axis=axis, keepdims=keepdims) / _nonnan_count(x, axis, keepdims), narrow)
 
 
 def nanvar(x, axis=None, ddof=0, keepdims=False):
+    x, narrow = _accumulating(x)
     centered = where(isnan(x), 0.0, subtract(x, nanmean(x, axis=axis, keepdims=True)))
-    return sum(square(centered), axis=axis, keepdims=keepdims) / (_nonnan_count(x, axis, keepdims) - ddof)
+    return _given_back(sum(square(centered), axis=axis, keepdims=keepdims) / (_nonnan_count(x, axis, keepdims) - ddof), narrow)
 
 
 def nanstd(x, axis=None, ddof=0, keepdims=False):

@@ -8,8 +8,8 @@
     0.9227843350984671
 
 Each function is either a primitive, with its VJP and JVP registered right below
-it, or a composition of primitives (``multigammaln``, ``kl_div``, ``entr``,
-``logsumexp``, ``softmax``, ``log_softmax``), whose derivatives come for free.
+it, or a composition of primitives (``multigammaln``, ``entr``, ``logsumexp``,
+``softmax``, ``log_softmax``), whose derivatives come for free.
 The rules use only ``adcore.numpy`` and ``adcore.scipy.special`` functions, so
 they are traced in turn: every derivative here can be differentiated again.
 
@@ -20,8 +20,8 @@ A primitive's raw values come from the backend of its arguments,
 ``import adcore`` does not import SciPy), ``cupyx.scipy.special`` on CuPy. The
 Array API standard defines no special function, so on other backends
 (array-api-strict) the functions that its operations express exactly --
-``expit``, ``log_expit``, ``logit``, ``xlogy``, ``xlog1py``, ``rel_entr`` and the
-compositions ``kl_div``, ``entr``, ``logsumexp``, ``softmax``, ``log_softmax`` --
+``expit``, ``log_expit``, ``logit``, ``xlogy``, ``xlog1py``, ``rel_entr``, ``kl_div``
+and the compositions ``entr``, ``logsumexp``, ``softmax``, ``log_softmax`` --
 are computed from those operations, and every other function raises
 ``NotImplementedError`` naming the backend and the function. Without SciPy (a base
 install) the numpy backend computes the same few from the standard's operations and
@@ -68,6 +68,7 @@ from backends import array_backend, backend_of, get_backend
 from ..core import getval, notrace_primitive, primitive
 from ..numpy import wrapper as anp
 from ..numpy.rules import def_elementwise
+from ..numpy.wrapper import _sin_cos_pi
 
 __all__ = [
     "beta",
@@ -207,11 +208,13 @@ def _no_derivative(name, argname, reason):
     return partial
 
 
-def _over_x(f, x):
-    """``f(x) / x`` with its limit 1/2 at ``x = 0`` (for ``f`` = ``j1`` or ``i1``), where-safe at 0."""
-    at_zero = x == 0
-    safe = anp.where(at_zero, 1.0, x)
-    return anp.where(at_zero, 0.5, f(safe) / safe)
+def _over_x(f, x, sign):
+    """``f(x) / x`` for ``f`` = ``j1`` (``sign`` -1) or ``i1`` (``sign`` +1), where-safe at 0: for
+    |x| < 1e-4 the series ``1/2 + sign x²/16`` (within rounding there), as the quotient loses every
+    digit where ``f(x) ≈ x / 2`` is subnormal."""
+    small = anp.less(anp.abs(x), 1e-4)
+    safe = anp.where(small, 1.0, x)
+    return anp.where(small, 0.5 + sign * anp.square(x) / 16.0, f(safe) / safe)
 
 
 _NO_ORDER = "there is no closed form in the order (DLMF 10.15, 10.38)"
@@ -223,18 +226,19 @@ gamma = _special(
     "gamma",
     """The gamma function Γ(x), elementwise.
 
-    Derivative: Γ'(x) = Γ(x) ψ(x), ψ the digamma function (DLMF 5.2.2).
+    Derivative: Γ'(x) = Γ(x) ψ(x), ψ the digamma function (DLMF 5.2.2), with ψ reflected for x < 0
+    (``_digamma_reflected``).
     """,
-    lambda ans, x: anp.multiply(ans, digamma(x)),
+    lambda ans, x: anp.multiply(ans, _digamma_reflected(x)),
 )
 
 gammaln = _special(
     "gammaln",
     """log|Γ(x)|, elementwise.
 
-    Derivative: ψ(x) (DLMF 5.2.2), also where Γ(x) < 0.
+    Derivative: ψ(x) (DLMF 5.2.2), also where Γ(x) < 0 (reflected there, ``_digamma_reflected``).
     """,
-    lambda ans, x: digamma(x),
+    lambda ans, x: _digamma_reflected(x),
 )
 
 digamma = psi = _special(
@@ -257,13 +261,38 @@ polygamma = _special(
     lambda ans, n, x: polygamma(n + 1, x),
 )
 
+
+def _digamma_reflected(x):
+    """ψ(x), for x < 0 through the reflection ψ(x) = ψ(1 - x) - π cot(πx) (DLMF 5.5.4) with the
+    cotangent of the reduced argument: near the poles ψ is the cotangent's pole, which SciPy's
+    ``digamma`` there gets from the rounded ``π * x`` (relative error 1e-6 at -1 + 1e-8)."""
+    negative = anp.less(x, 0.0)
+    x_left = anp.where(negative, x, -0.5)  # each branch sees only its own side (finite higher derivatives)
+    sin_pi_x, cos_pi_x = _sin_cos_pi(x_left)
+    reflected = anp.subtract(digamma(anp.subtract(1.0, x_left)), math.pi * cos_pi_x / sin_pi_x)
+    return anp.where(negative, reflected, digamma(anp.where(negative, 1.0, x)))
+
+
+def _rgamma_derivative(ans, x):
+    """-ψ(x) / Γ(x) for x >= 1/2; below, the derivative of the reflection 1 / Γ(x) = Γ(1 - x) sin(πx) / π
+    (DLMF 5.5.3), Γ(1 - x) (cos(πx) - ψ(1 - x) sin(πx) / π): finite at the poles of Γ, where it is
+    (-1)^n n! at x = -n, and to full precision near them."""
+    left = anp.less(x, 0.5)
+    x_left = anp.where(left, x, 0.0)
+    sin_pi_x, cos_pi_x = _sin_cos_pi(x_left)
+    one_minus_x = anp.subtract(1.0, x_left)
+    reflected = anp.multiply(gamma(one_minus_x), cos_pi_x - digamma(one_minus_x) * sin_pi_x / math.pi)
+    return anp.where(left, reflected, anp.negative(anp.multiply(ans, digamma(anp.where(left, 1.0, x)))))
+
+
 rgamma = _special(
     "rgamma",
     """1 / Γ(x), elementwise (0 at the poles of Γ).
 
-    Derivative: -ψ(x) / Γ(x) (DLMF 5.2.2); NaN at the poles (x = 0, -1, -2, ...), where ψ is infinite.
+    Derivative: -ψ(x) / Γ(x) (DLMF 5.2.2); for x < 1/2 that of the reflection formula (DLMF 5.5.3),
+    which is finite at the poles of Γ, (-1)^n n! at x = -n (``_rgamma_derivative``).
     """,
-    lambda ans, x: anp.negative(anp.multiply(ans, digamma(x))),
+    _rgamma_derivative,
 )
 
 gammasgn = notrace_primitive(_raw("gammasgn"))
@@ -285,24 +314,42 @@ def multigammaln(a, d):
     return anp.where(anp.greater(a, 0.5 * (d - 1)), total, math.nan)
 
 
+def _digamma_difference(a, b, ans):
+    """ψ(a) - ψ(a + b), computed in the dtype of ``ans``. Where |b| < ε^(1/4) |a| (ε that dtype's
+    epsilon) the difference of the two digammas would keep only the digits of ε ψ(a) / (b ψ'(a)) (all
+    of them lost once a + b rounds to a), so there it is the Taylor series -Σ_{k=1..4} ψ⁽ᵏ⁾(a) bᵏ / k!
+    (DLMF 5.15.1), whose first omitted term is below ε; elsewhere the difference loses at most ε^(3/4)."""
+    raw = getval(ans)
+    threshold = float(backend_of(raw).finfo(raw.dtype).eps) ** 0.25
+    small = anp.less(anp.abs(b), threshold * anp.abs(a))
+    a_small, b_small = anp.where(small, a, 1.0), anp.where(small, b, 0.0)  # each branch sees its own points only
+    series = 0.0
+    for k in range(4, 0, -1):  # Horner's rule in b
+        series = anp.multiply(anp.add(polygamma(k, a_small), series), b_small) / k
+    a_far, b_far = anp.where(small, 1.0, a), anp.where(small, 1.0, b)
+    return anp.where(small, anp.negative(series), anp.subtract(digamma(a_far), digamma(anp.add(a_far, b_far))))
+
+
 beta = _special(
     "beta",
     """The beta function B(a, b) = Γ(a) Γ(b) / Γ(a + b), elementwise.
 
-    Derivatives (DLMF 5.12.1 and 5.2.2): ∂B/∂a = B (ψ(a) - ψ(a + b)), and symmetrically in ``b``.
+    Derivatives (DLMF 5.12.1 and 5.2.2): ∂B/∂a = B (ψ(a) - ψ(a + b)), and symmetrically in ``b``; the
+    difference of digammas by ``_digamma_difference`` (full precision also where b is far below a).
     """,
-    lambda ans, a, b: anp.multiply(ans, anp.subtract(digamma(a), digamma(anp.add(a, b)))),
-    lambda ans, a, b: anp.multiply(ans, anp.subtract(digamma(b), digamma(anp.add(a, b)))),
+    lambda ans, a, b: anp.multiply(ans, _digamma_difference(a, b, ans)),
+    lambda ans, a, b: anp.multiply(ans, _digamma_difference(b, a, ans)),
 )
 
 betaln = _special(
     "betaln",
     """log|B(a, b)|, elementwise.
 
-    Derivatives (DLMF 5.12.1 and 5.2.2): ψ(a) - ψ(a + b) in ``a``, ψ(b) - ψ(a + b) in ``b``.
+    Derivatives (DLMF 5.12.1 and 5.2.2): ψ(a) - ψ(a + b) in ``a``, ψ(b) - ψ(a + b) in ``b``
+    (``_digamma_difference``).
     """,
-    lambda ans, a, b: anp.subtract(digamma(a), digamma(anp.add(a, b))),
-    lambda ans, a, b: anp.subtract(digamma(b), digamma(anp.add(a, b))),
+    lambda ans, a, b: _digamma_difference(a, b, ans),
+    lambda ans, a, b: _digamma_difference(b, a, ans),
 )
 
 
@@ -406,11 +453,31 @@ log_ndtr = _special(
     "log_ndtr",
     """log Φ(x), accurate far into the lower tail; elementwise.
 
-    Derivative: φ(x) / Φ(x) = exp(-x²/2 - log √(2π) - log Φ(x)), computed in logarithms so that it
-    stays finite for large negative ``x`` (A&S 26.2.1-26.2.2).
+    Derivative: φ(x) / Φ(x) = exp(-x²/2 - log √(2π) - log Φ(x)), computed in logarithms (A&S
+    26.2.1-26.2.2); below x = -20, where the exponent is the difference of two large numbers
+    (relative error 1e-6 at -1e5 in float64), by the continued fraction of the Mills ratio
+    (``_inverse_mills_ratio``).
     """,
-    lambda ans, x: anp.exp(anp.subtract(anp.multiply(anp.square(x), -0.5) - _LOG_SQRT_2PI, ans)),
+    lambda ans, x: _log_ndtr_derivative(ans, x),
 )
+
+
+def _inverse_mills_ratio(t, terms=8):
+    """φ(t) / Φ(-t) for t >= 20, by Laplace's continued fraction ``t + 1/(t + 2/(t + 3/(t + ...))``
+    (A&S 26.2.14), to full precision with 8 terms there."""
+    v = t
+    for k in range(terms, 0, -1):
+        v = t + k / v
+    return v
+
+
+def _log_ndtr_derivative(ans, x):
+    far = anp.less(x, -20.0)
+    # each branch sees only its own points (at x = 0, log Φ = -log 2), so none overflows under a higher derivative
+    x_near, ans_near = anp.where(far, 0.0, x), anp.where(far, -math.log(2.0), ans)
+    near = anp.exp(anp.subtract(anp.multiply(anp.square(x_near), -0.5) - _LOG_SQRT_2PI, ans_near))
+    return anp.where(far, _inverse_mills_ratio(anp.negative(anp.where(far, x, -20.0))), near)
+
 
 ndtri = _special(
     "ndtri",
@@ -439,7 +506,7 @@ j1 = _special(
     Derivative: J_0(x) - J_1(x) / x (DLMF 10.6.2), 1/2 at 0; written with ``j0`` and ``j1`` only,
     which every backend with Bessel functions has (autograd's (J_0 - J_2) / 2 needs ``jn``).
     """,
-    lambda ans, x: anp.subtract(j0(x), _over_x(j1, x)),
+    lambda ans, x: anp.subtract(j0(x), _over_x(j1, x, -1.0)),
 )
 
 y0 = _special(
@@ -495,10 +562,17 @@ i1 = _special(
     "i1",
     """The modified Bessel function of the first kind of order 1, elementwise.
 
-    Derivative: I_0(x) - I_1(x) / x (DLMF 10.29.2), 1/2 at 0; written with ``i0`` and ``i1`` only.
+    Derivative: I_0(x) - I_1(x) / x (DLMF 10.29.2), 1/2 at 0; written with ``i0`` and ``i1`` only
+    (and ``inf`` where I_0 overflows, not inf - inf = NaN).
     """,
-    lambda ans, x: anp.subtract(i0(x), _over_x(i1, x)),
+    lambda ans, x: _i1_derivative(x),
 )
+
+
+def _i1_derivative(x):
+    i0_x = i0(x)
+    return anp.where(anp.isinf(i0_x), i0_x, anp.subtract(i0_x, _over_x(i1, x, 1.0)))
+
 
 iv = _special(
     "iv",
@@ -534,9 +608,10 @@ expit = _special(
     "expit",
     """The logistic sigmoid 1 / (1 + exp(-x)), elementwise; on every backend.
 
-    Derivative: expit(x) (1 - expit(x)), a function of the output (autograd).
+    Derivative: expit(x) expit(-x), to full precision in both tails (where ``ans (1 - ans)``, autograd's
+    form, is 0 once ``ans`` rounds to 1: x > 37 in float64, 17 in float32).
     """,
-    lambda ans, x: anp.multiply(ans, 1.0 - ans),
+    lambda ans, x: anp.multiply(ans, expit(anp.negative(x))),
     standard=_expit_standard,
 )
 
@@ -621,13 +696,28 @@ rel_entr = _special(
 )
 
 
-def kl_div(x, y):
+def _log_ratio(x, y):
+    """log(x / y), as ``log1p((x - y) / y)`` where x is within a factor 2 of y (``x - y`` is exact
+    there, so the result keeps full precision as x / y tends to 1, where log(x) - log(y) and
+    log(x / y) keep only the digits of the rounding), else log(x) - log(y) (no overflow of x / y)."""
+    close = anp.logical_and(anp.less_equal(anp.abs(anp.subtract(x, y)), 0.5 * anp.abs(y)), anp.greater(y, 0))
+    x_close, y_close = anp.where(close, x, 1.0), anp.where(close, y, 1.0)
+    x_far, y_far = anp.where(close, 1.0, x), anp.where(close, 1.0, y)
+    return anp.where(close, anp.log1p(anp.subtract(x_close, y_close) / y_close), anp.subtract(anp.log(x_far), anp.log(y_far)))
+
+
+kl_div = _special(
+    "kl_div",
     """``x log(x / y) - x + y`` for x, y > 0; ``y`` for x = 0, y >= 0; +inf otherwise; elementwise.
 
-    ``rel_entr(x, y) - x + y``, so its derivatives are ``rel_entr``'s: log(x / y) in ``x``,
-    1 - x / y in ``y``. On every backend.
-    """
-    return anp.add(anp.subtract(rel_entr(x, y), x), y)
+    ``rel_entr(x, y) - x + y``; on every backend. Derivatives: log(x / y) in ``x`` and 1 - x / y
+    in ``y``, written as ``_log_ratio`` and (y - x) / y to keep full precision where x is near y
+    (the derivatives of the composition, log(x / y) + 1 - 1, keep only the digits of the rounding).
+    """,
+    lambda ans, x, y: _log_ratio(x, y),
+    lambda ans, x, y: anp.divide(anp.subtract(y, x), y),
+    standard=lambda x, y: anp.add(anp.subtract(rel_entr(x, y), x), y),
+)
 
 
 def entr(x):
@@ -677,6 +767,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     jax-ml/jax#6811 and pytorch/pytorch#31829): in log-space recursions (CTC, HMMs) -inf is
     log 0, and a NaN there would poison every other gradient it is added to.
     """
+    a, narrow = anp._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
     axes = _reduced_axes(a, axis)
     raw = getval(a)
     shift = anp.max(raw, axis=axes, keepdims=True) if anp.size(raw) else anp.sum(raw, axis=axes, keepdims=True)
@@ -691,6 +782,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     sign = anp.sign(total)
     total = anp.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
     result = anp.where(no_mass, -math.inf, anp.add(anp.log(anp.abs(total) if return_sign else total), shift))
+    result, sign = anp._given_back(result, narrow), anp._given_back(sign, narrow)
     return (result, sign) if return_sign else result
 
 

@@ -13,6 +13,7 @@ from . import numpy as anp
 from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .jit import jit as _jit
 from .numpy.rules import batch_safe_vjps, cotangent_batch
 
 __all__ = [
@@ -71,11 +72,12 @@ def _check_differentiable(op, fun, argnum, x):
 
 
 def unary_to_nary(unary_operator):
-    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``."""
+    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ..., jit=False)(*args, **kwargs)``;
+    ``jit=True`` records the operator's function once per signature and replays it (``adcore.jit``)."""
     op = unary_operator.__name__
 
     @wraps(unary_operator)
-    def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
+    def nary_operator(fun, argnum=0, *nary_op_args, jit=False, **nary_op_kwargs):
         if not callable(fun):
             raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
         if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
@@ -112,7 +114,7 @@ def unary_to_nary(unary_operator):
             f"{op} of function {fun_name} with respect to argument number {argnum}. "
             f"Takes the same arguments as {fun_name} but returns the {op}."
         )
-        return nary_f
+        return _jit(nary_f) if jit else nary_f
 
     return nary_operator
 
@@ -482,9 +484,10 @@ def hessian(fun, argnum=0):
     return jacfwd(grad(fun, argnum), argnum)
 
 
-def hvp(fun, argnum=0):
+def hvp(fun, argnum=0, jit=False):
     """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
-    argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``.
+    argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``. With ``jit=True``,
+    recorded once per signature and replayed (``adcore.jit``): the gradient it discards is not computed.
 
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
@@ -496,7 +499,7 @@ def hvp(fun, argnum=0):
         return jvp_of_gradient(*args, **kwargs)(v)[1]
 
     hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
-    return hessian_times
+    return _jit(hessian_times) if jit else hessian_times
 
 
 hessian_tensor_product = hessian_vector_product = hvp

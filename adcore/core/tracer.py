@@ -32,6 +32,10 @@ class Node:
     def initialize_root(self, *args, **kwargs):
         raise NotImplementedError
 
+    def check_python_use(self, what):
+        """Called before the value becomes a Python value (``what``: ``"bool()"``...); a trace
+        that cannot follow the value into Python (``adcore.jit``'s) raises here."""
+
     @classmethod
     def new_root(cls, *args, **kwargs):
         root = cls.__new__(cls)
@@ -98,6 +102,7 @@ class Box:
         self._node = node
 
     def __bool__(self):
+        self._node.check_python_use("bool()")
         return bool(self._value)
 
     def __repr__(self):
@@ -208,6 +213,13 @@ def unbox_innermost(args):
     return tuple(argvals), tuple(argnums), tuple(parents), top, nested
 
 
+#: None, or while ``adcore.jit`` records: ``hook(f_wrapped, f_raw, args, kwargs, node)``, called instead
+#: of ``f_raw`` wherever a primitive computes its raw value (``args`` as the primitive got them; ``node``
+#: the node of the innermost box, whose trace boxes the result, or None), so that the calls on recorded
+#: values are written down. Checked once per call; None costs nothing more.
+raw_call_hook = None
+
+
 def primitive(f_raw):
     """Wrap ``f_raw`` so that calls on boxes are recorded as nodes of the innermost trace.
 
@@ -225,9 +237,16 @@ def primitive(f_raw):
             if type(arg) in box_types:
                 break
         else:
-            return f_raw(*args, **kwargs)
+            if raw_call_hook is None:
+                return f_raw(*args, **kwargs)
+            return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         argvals, argnums, parents, top, nested = unbox_innermost(args)
-        ans = f_wrapped(*argvals, **kwargs) if nested else f_raw(*argvals, **kwargs)
+        if nested:
+            ans = f_wrapped(*argvals, **kwargs)
+        elif raw_call_hook is None:
+            ans = f_raw(*argvals, **kwargs)
+        else:
+            ans = raw_call_hook(f_wrapped, f_raw, argvals, kwargs, top._node)
         node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
         return new_box(ans, top._trace_id, node)
 
@@ -249,6 +268,8 @@ def notrace_primitive(f_raw):
 
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
+        if raw_call_hook is not None:
+            return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         return f_raw(*map(getval, args), **kwargs)
 
     f_wrapped.fun = f_raw

@@ -4,7 +4,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, register_traced_type
 
-from ..core import Box, getval, snapshots
+from ..core import Box, getval, isbox, snapshots
 from . import wrapper as anp
 from .selection import argsort
 
@@ -59,6 +59,10 @@ class ArrayBox(Box):
         return id(self)
 
     def _no_conversion(self, *args):
+        value = self
+        while isbox(value):  # a trace that refuses the conversion says why (adcore.jit names the place)
+            value._node.check_python_use("float(), int(), complex(), operator.index() or .item()")
+            value = value._value
         raise TypeError(
             "adcore: a traced value cannot become a Python number (that would drop its derivative); "
             "keep computing with adcore.numpy functions, or read the value alone with adcore.core.getval(x)"

@@ -24,6 +24,7 @@ def _elementwise(name, api_name=None):
 
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
+    raw.api_name = api_name  # adcore.jit calls the backend's function by this name directly
     return raw
 
 

@@ -257,9 +257,9 @@ class Recording:
         if type(value) in (float, int, bool, complex) and not private:
             return slot  # Python's numbers may be shared objects (small ints, constants): not tracked by identity
         key = id(value)
-        try:
+        if type(value).__weakrefoffset__:
             keep = weakref.ref(value, lambda ref, key=key: self.forget(key, ref))
-        except TypeError:
+        else:  # NumPy's scalars, tuples: small, kept alive (so their id is not reused meanwhile)
             keep = value
         self.tracked[key] = (slot, keep)
         return slot
@@ -308,6 +308,9 @@ class Recording:
         a value out of its box (``anp.max(getval(a)) + 1.0``) included, is then recorded too.
         """
         raw_args = [getval(arg) for arg in args]  # boxes at the top only (those of a non-differentiable function)
+        tracked = self.tracked
+        if not builtins.any(id(raw) in tracked or type(raw) in _SEQUENCES for raw in raw_args):
+            return f_raw(*raw_args, **kwargs)
         templates = [self.template(arg) for arg in args]
         if builtins.all(t is None for t in templates):
             return f_raw(*raw_args, **kwargs)
@@ -361,6 +364,9 @@ class Recording:
             raise refusal(self, f"{VALUE_SHAPE} (an index by a traced boolean mask)", VALUE_SHAPE_WAY_OUT)
 
 
+_SEQUENCES = (tuple, list)
+
+
 def _is_jit_box(value):
     return type(value) in Box.types and type(value._node) is JitNode
 
@@ -395,7 +401,7 @@ def raw_call(f_wrapped, f_raw, args, kwargs, node):
     """``tracer.raw_call_hook`` while any recording is open: every primitive's raw call (in every
     thread) comes here; those of a thread that records, on its recorded values, are written down."""
     recording = getattr(_local, "recording", None)
-    if recording is None or recording.depth:
+    if recording is None or recording.depth or f_wrapped in SIGNATURE_ONLY:
         return f_raw(*map(getval, args), **kwargs)
     return recording.call(f_wrapped, f_raw, args, kwargs, boxed_by_jit=type(node) is JitNode)
 

@@ -537,8 +537,9 @@ def build_program(recording, n_inputs, template):
     instructions = remove_dead(recording.instructions, template)
     instructions = simplify(instructions, template, recording.kinds)
     instructions = fuse(instructions, template, recording.kinds)
+    constants = Constants()
     for instruction in instructions:
-        instruction.args = tuple(_frozen(arg) for arg in instruction.args)
+        instruction.args = tuple(constants.frozen(arg) for arg in instruction.args)
     released = plan_buffers(instructions, template, recording.kinds)
     name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
     source, namespace = write_source(instructions, n_inputs, template, released, name)
@@ -549,9 +550,37 @@ def build_program(recording, n_inputs, template):
     return program
 
 
-def _frozen(arg):
-    """A constant argument as the program keeps it: a snapshot of a mutable array (so that later writes
-    to the user's array are not seen: closures are frozen at record time)."""
-    if type(arg) is Ref or not hasattr(arg, "shape") or not getattr(getattr(arg, "flags", None), "writeable", True):
-        return arg  # a read-only NumPy array (a broadcast made while recording) is kept as it is
-    return snapshot_value(arg)
+class Constants:
+    """The constant arrays of a program, each frozen once (closures are frozen at record time: a
+    snapshot of a writeable array, so later writes to the user's array are not seen).
+
+    Equal contiguous NumPy arrays share one copy: the snapshots the backward pass took of one
+    closed-over matrix (``A`` in ``A @ x``, kept by each rule that reads it, and its transpose)
+    become views of a single array, as in the hand-written code, which reads one ``A`` from the cache.
+    """
+
+    #: Entries below which sharing a copy is not worth hashing the array.
+    SHARED_MIN_SIZE = 1 << 12
+
+    def __init__(self):
+        self.by_content = {}
+
+    def frozen(self, arg):
+        if type(arg) is Ref or not hasattr(arg, "shape"):
+            return arg
+        if type(arg) is _np.ndarray:
+            if not arg.flags.writeable:
+                return arg  # a read-only NumPy array (a broadcast made while recording) is kept as it is
+            if arg.size >= self.SHARED_MIN_SIZE and (arg.flags.c_contiguous or arg.flags.f_contiguous):
+                return self.shared(arg)
+        return snapshot_value(arg)
+
+    def shared(self, arg):
+        """A read-only view, with ``arg``'s shape and strides, of one copy of ``arg``'s memory."""
+        memory = arg.ravel(order="K")
+        key = (arg.dtype.str, memory.size, hash(memory.tobytes()))
+        base = self.by_content.get(key)
+        if base is None or not _np.array_equal(base, memory):
+            base = self.by_content[key] = memory.copy()
+            base.flags.writeable = False
+        return _np.lib.stride_tricks.as_strided(base, shape=arg.shape, strides=arg.strides, writeable=False)

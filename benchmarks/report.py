@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from .peers import library_version
-from .suite import HAND
+from .suite import HAND, JIT
 
 README_START = "<!-- benchmark-results:start -->"
 README_END = "<!-- benchmark-results:end -->"
@@ -75,7 +75,9 @@ def _memory(entry):
     return "—" if memory is None else f"{memory / 2**20:.1f} MiB"
 
 
-def _note(entry):
+def _note(entry, name):
+    if "jit" in name and entry.get("first_call_seconds") is not None:
+        return f"first call {entry['first_call_seconds']:.3g} s"
     if entry.get("linearity") is not None:
         return f"linearity {entry['linearity']:.2f}"
     if entry.get("test_accuracy") is not None:
@@ -89,14 +91,17 @@ def _met(met):
 
 def rows(results):
     """One row per workload and contender: workload, contender, time, x hand-written, x autograd, memory, note,
-    and on adcore's first row its figures against the workload's target with "met" or "not met"."""
+    and on adcore's first row its figures against the workload's target with "met" or "not met" (on the
+    first ``adcore.jit`` row, against the jit target)."""
     for workload in results["workloads"]:
-        first = True
+        first = first_jit = True
         for name, entry in workload["contenders"].items():
-            is_adcore = name.startswith("adcore")
+            is_adcore = name.startswith("adcore") and not name.startswith(JIT)
             goal = workload["target"] if is_adcore and first and workload["target"] else None
             if goal:
                 first = False
+            if name.startswith(JIT) and first_jit and workload.get("jit_target"):
+                goal, first_jit = workload["jit_target"], False
             yield (
                 workload["id"],
                 name,
@@ -104,7 +109,7 @@ def rows(results):
                 _ratio(entry.get(HAND)),
                 _ratio(entry.get("autograd")),
                 _memory(entry),
-                _note(entry),
+                _note(entry, name),
                 f"{goal['value']}: {_met(goal['met'])}" if goal else "",
             )
 
@@ -132,7 +137,8 @@ def _skips(results):
 
 def _describe(workload):
     goal = workload["target"]["goal"] if workload["target"] else "none in the issue"
-    return f"{workload['id']}: {workload['title']}; target: {goal}"
+    jit = workload.get("jit_target")
+    return f"{workload['id']}: {workload['title']}; target: {goal}" + (f"; adcore.jit: {jit['goal']}" if jit else "")
 
 
 def results_table(results):

@@ -476,11 +476,16 @@ def literal(value):
 
 
 class Writer:
-    """The source of the program and the globals it reads (functions and constants, by identity)."""
+    """The source of the program and the globals it reads (functions and constants, by identity).
+
+    ``slot_name(slot)`` is how the function being written reads a slot: ``v7`` (a local), or
+    ``r[7]`` (the list through which the functions of a long program share their values).
+    """
 
     def __init__(self):
         self.globals = {"build_container": build_container, "snapshot_value": snapshot_value}
         self.names = {}
+        self.slot_name = "v{}".format
 
     def name_of(self, value, prefix):
         key = id(value)
@@ -493,7 +498,7 @@ class Writer:
         """An argument (or the output template) as source: slots by name, numbers as literals."""
         kind = type(value)
         if kind is Ref:
-            return f"v{value.slot}"
+            return self.slot_name(value.slot)
         text = literal(value)
         if text is not None:
             return text
@@ -513,20 +518,58 @@ class Writer:
         args = [self.source(arg) for arg in instruction.args]
         args += [f"{key}={self.source(arg)}" for key, arg in (instruction.kwargs or {}).items()]
         if instruction.out_buffer is not None:
-            args.append(f"out=v{instruction.out_buffer}")
+            args.append(f"out={self.slot_name(instruction.out_buffer)}")
         return f"{self.name_of(instruction.fn, 'F')}({', '.join(args)})"
 
 
-def write_source(instructions, n_inputs, output, released, name):
+#: Calls per compiled function. CPython's compiler takes memory and time in proportion to a function's
+#: length (about 4 kB a line while it runs), so a longer program is compiled as a chain of functions of
+#: this many calls, which share the values that cross from one to another through one list.
+CHUNK = 2000
+
+
+def write_functions(instructions, n_inputs, output, released, name):
+    """The program as Python: ``[(function name, source)]``, the entry point last, and their globals."""
     writer = Writer()
-    lines = [f"def {name}({', '.join(f'v{slot}' for slot in range(n_inputs))}):"]
-    for index, instruction in enumerate(instructions):
-        lines.append(f"    v{instruction.out} = {writer.call(instruction)}")
-        dead = sorted(slot for slot in released.get(index, ()) if slot >= n_inputs)  # the caller holds the inputs
-        if dead:
-            lines.append(f"    del {', '.join(f'v{slot}' for slot in dead)}")
+    inputs = ", ".join(f"v{slot}" for slot in range(n_inputs))
+    if len(instructions) <= CHUNK:
+        lines = [f"def {name}({inputs}):", *_body(writer, instructions, 0, released, set(), n_inputs)]
+        lines.append(f"    return {writer.source(output, copy=True)}")
+        return [(name, "\n".join(lines) + "\n")], writer.globals
+    chunks = [instructions[start : start + CHUNK] for start in range(0, len(instructions), CHUNK)]
+    produced = {instruction.out: k for k, chunk in enumerate(chunks) for instruction in chunk}
+    shared = {ref.slot for ref in refs_in(output)}
+    for k, chunk in enumerate(chunks):
+        shared.update(ref.slot for instruction in chunk for ref in arg_refs(instruction) if produced.get(ref.slot) != k)
+        shared.update(instruction.out_buffer for instruction in chunk if produced.get(instruction.out_buffer, k) != k)
+    functions = []
+    for k, chunk in enumerate(chunks):
+        local = {instruction.out for instruction in chunk}
+        writer.slot_name = lambda slot, local=local: f"v{slot}" if slot in local else f"r[{slot}]"
+        body = _body(writer, chunk, k * CHUNK, released, shared, n_inputs)
+        functions.append((f"{name}_{k}", "\n".join([f"def {name}_{k}(r):", *body]) + "\n"))
+    writer.slot_name = "r[{}]".format
+    size = builtins.max(produced) + 1
+    lines = [f"def {name}({inputs}):", f"    r = [{inputs}{', ' if n_inputs else ''}*[None] * {size - n_inputs}]"]
+    lines += [f"    {function}(r)" for function, _ in functions]
     lines.append(f"    return {writer.source(output, copy=True)}")
-    return "\n".join(lines) + "\n", writer.globals
+    return [*functions, (name, "\n".join(lines) + "\n")], writer.globals
+
+
+def _body(writer, instructions, start, released, shared, n_inputs):
+    """The lines of ``instructions`` (the first at index ``start`` of the program): each call, the
+    values other functions read put in ``r``, and each array released at its last use."""
+    lines = []
+    for index, instruction in enumerate(instructions, start):
+        lines.append(f"    v{instruction.out} = {writer.call(instruction)}")
+        if instruction.out in shared:
+            lines.append(f"    r[{instruction.out}] = v{instruction.out}")
+        for slot in sorted(released.get(index, ())):
+            if slot < n_inputs:
+                continue  # the caller holds the inputs
+            name = writer.slot_name(slot)
+            lines.append(f"    del {name}" if name.startswith("v") else f"    {name} = None")
+    return lines
 
 
 def build_program(recording, n_inputs, template):
@@ -542,10 +585,11 @@ def build_program(recording, n_inputs, template):
         instruction.args = tuple(constants.frozen(arg) for arg in instruction.args)
     released = plan_buffers(instructions, template, recording.kinds)
     name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
-    source, namespace = write_source(instructions, n_inputs, template, released, name)
-    exec(compile(source, f"<adcore.jit of {recording.name}>", "exec"), namespace)
+    functions, namespace = write_functions(instructions, n_inputs, template, released, name)
+    for _, source in functions:  # one at a time: the compiler's memory is that of one function
+        exec(compile(source, f"<adcore.jit of {recording.name}>", "exec"), namespace)
     program = namespace[name]
-    program.source = source
+    program.source = "\n".join(source for _, source in functions)
     program.instructions = len(instructions)
     return program
 

@@ -316,6 +316,28 @@ def test_buffers_reused_in_place_never_hold_a_live_value():
     assert "out=" in next(iter(jitted.programs.values())).source
 
 
+def test_long_programs_are_compiled_in_pieces(monkeypatch):
+    """A program longer than ``CHUNK`` calls is a chain of functions sharing values through a list."""
+    from adcore import jit_program
+
+    monkeypatch.setattr(jit_program, "CHUNK", 4)
+
+    def f(x, y):
+        a = np.sin(x) * y
+        b = np.cos(a) * a + np.exp(-a)
+        return np.sum(b * x + np.tanh(a) * y)
+
+    for size in (1, 5, 1 << 15):
+        x, y = numpy.linspace(-1, 1, size), numpy.linspace(0.5, 2, size)
+        for operator in (value_and_grad, hessian_vector_product):
+            args = (x, y) if operator is value_and_grad else (x, y, y)
+            jitted = operator(f, jit=True)
+            jitted(*args)
+            program = next(iter(jitted.programs.values()))
+            assert program.source.count("def ") > 3
+            assert_same(jitted(*[2.0 * a for a in args]), operator(f)(*[2.0 * a for a in args]), None, exact=size < 1 << 14)
+
+
 # ---- signatures and the cache ----
 
 

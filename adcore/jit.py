@@ -31,9 +31,11 @@ What is frozen at record time
 -----------------------------
 As with ``jax.jit``: whatever ``fun`` reads that is not an argument. Arrays from
 closures and globals are copied when recorded (later writes to them are not
-seen), Python values are baked in, side effects (``print``, appending to a
-list) happen at the recording call only, and a value read with
-``adcore.core.getval`` is a constant.
+seen), Python values are baked in, and side effects (``print``, appending to a
+list) happen at the recording call only. A value taken out of its box
+(``adcore.core.getval``) stays recorded through adcore's functions, but what
+the array library computes from it directly (``getval(x) * 2`` on NumPy) is a
+constant.
 
 What is refused
 ---------------
@@ -45,18 +47,19 @@ its traced inputs is refused with :class:`JitError`, naming the line of ``fun``
 non-differentiable function of one (``x > 0``, ``np.any``, ``np.argmax``); a
 Python value computed from traced values (``np.allclose``); a shape that
 depends on values (``x[x > 0]``, ``np.nonzero``, one-argument ``np.where``);
-random numbers drawn inside ``fun`` (pass them as arguments instead). Under
+random numbers drawn inside ``fun`` (``adcore.numpy.random``, or NumPy's global
+generator outside adcore's functions: pass them as arguments instead). Under
 an outer derivative (``grad(jit(f))``), ``jit(f)`` runs ``f`` eagerly: the outer
 trace needs its nodes.
 
 Correctness
 -----------
 A replay calls the same backend functions on the same kinds of values as the
-recording did, so without fusion its results equal the eager ones bit for bit.
-Fused chains (``numexpr`` on NumPy, an ``ElementwiseKernel`` on CuPy) compute
-the same expression in one pass, equal within floating-point rounding (the
-transcendental functions of ``numexpr`` are those of the C library, not
-NumPy's).
+recording did, so without fusion its results equal the eager ones bit for bit
+(the tests replay every line of the spec table of rules, on every backend).
+Fused chains compute the same expressions in one pass, equal to floating-point
+rounding: ``numexpr`` fuses the arithmetic between NumPy's own transcendental
+functions; a CuPy ``ElementwiseKernel`` fuses both (CUDA's math library).
 """
 
 import builtins
@@ -248,14 +251,14 @@ class Recording:
         self.trace_id = None
         self.depth = 0  # > 0 while a recorded call runs: the calls it makes are part of it
 
-    def track(self, value, private=False):
-        """A new slot holding ``value`` (``private``: an object made for the recording, tracked even if a number)."""
+    def track(self, value):
+        """A new slot holding ``value`` (an input's private copy, or a recorded call's result)."""
         flags = getattr(value, "flags", None)
         contiguous = bool(getattr(flags, "c_contiguous", False))
         self.kinds.append((type(value), getattr(value, "shape", None), getattr(value, "dtype", None), contiguous))
         slot = len(self.kinds) - 1
-        if type(value) in (float, int, bool, complex) and not private:
-            return slot  # Python's numbers may be shared objects (small ints, constants): not tracked by identity
+        if type(value) in (int, bool):
+            return slot  # small ints are shared objects: not tracked by identity
         key = id(value)
         if type(value).__weakrefoffset__:
             keep = weakref.ref(value, lambda ref, key=key: self.forget(key, ref))
@@ -281,7 +284,7 @@ class Recording:
             value = complex(float.fromhex(value.real.hex()), float.fromhex(value.imag.hex()))
         elif hasattr(value, "shape") and snapshots.find(value) is not None:
             value = snapshot_value(value)
-        root = JitNode.new_root(self, self.track(value, private=True))
+        root = JitNode.new_root(self, self.track(value))
         return new_box(value, self.trace_id, root)
 
     def template(self, value):
@@ -385,13 +388,6 @@ def _holds_arrays(value):
     return isinstance(value, (tuple, list)) and builtins.any(
         array_backend(item) is not None or _holds_arrays(item) for item in value
     )
-
-
-def _peel_to_jit(value):
-    """``value`` with the boxes of derivative traces removed down to a recording's box (or the raw value)."""
-    while type(value) in Box.types and type(value._node) is not JitNode:
-        value = value._value
-    return value
 
 
 _local = threading.local()  # .recording: the recording open in this thread, if any

@@ -557,3 +557,46 @@ def jit_module_fuse_min():
     from adcore.jit_program import FUSE_MIN_SIZE, numexpr
 
     return FUSE_MIN_SIZE if numexpr is not None else float("inf")
+
+
+# ---- the benchmarks' jit rows ----
+
+
+def test_benchmark_jit_rows_carry_first_calls_and_the_jit_target(monkeypatch, tmp_path):
+    import json
+
+    from benchmarks import overhead
+    from benchmarks.__main__ import main
+
+    monkeypatch.setattr(overhead, "STEPS", 30)
+    path = tmp_path / "r.json"
+    assert main(["--quick", "--only", "a,e", "--peers", "adcore.jit", "--json", str(path)]) == 0
+    for workload in json.loads(path.read_text())["workloads"]:
+        row = workload["contenders"]["adcore.jit"]
+        assert row["first_call_seconds"] > 0 and row["hand-written"] > 0
+        assert set(workload["jit_target"]) == {"goal", "value", "met"}
+        assert workload["jit_target"]["goal"].endswith("first call ahead of jax.jit")
+
+
+def test_recording_while_another_thread_differentiates_eagerly():
+    """The hook is shared by all threads while a recording is open: another thread's calls are not recorded."""
+    import threading
+
+    results, stop = [], threading.Event()
+
+    def eager_loop():
+        while not stop.is_set():
+            results.append(grad(lambda x: np.sum(np.sin(x) ** 2))(numpy.ones(3)))
+
+    thread = threading.Thread(target=eager_loop)
+    thread.start()
+    try:
+        for scale in (1.0, 2.0, 3.0):
+            jitted = grad(lambda x: np.sum(np.cos(x) * x), jit=True)
+            jitted(numpy.ones(4))
+            assert_same(jitted(scale * numpy.ones(4)), grad(lambda x: np.sum(np.cos(x) * x))(scale * numpy.ones(4)), None)
+    finally:
+        stop.set()
+        thread.join()
+    expected = grad(lambda x: np.sum(np.sin(x) ** 2))(numpy.ones(3))
+    assert results and all(numpy.array_equal(r, expected) for r in results)

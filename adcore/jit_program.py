@@ -1,4 +1,4 @@
-"""The program of ``adcore.jit``: recorded raw calls, optimised, as one straight-line Python function.
+"""The program of ``adcore.jit``: recorded raw calls, optimised, as straight-line Python.
 
 A recording (``adcore.jit``) gives the calls in the order they ran, each as an
 :class:`Instruction` whose arguments are :class:`Ref` (a slot: an input or the
@@ -7,17 +7,20 @@ result of an earlier call) or constants. :func:`build_program` then
 1. removes the calls whose results reach no output (``remove_dead``: the
    discarded gradient of a Hessian-vector product, a value's forward pass under
    ``grad``);
-2. fuses chains of elementwise arithmetic into one pass (``fuse``): ``numexpr``
+2. replaces constant arrays that repeat one value by that value, and drops
+   products by one (``simplify``: the cotangent a sum hands back is a broadcast
+   of ones);
+3. fuses chains of elementwise arithmetic into one pass (``fuse``): ``numexpr``
    on NumPy arrays (if installed: the ``[jit]`` extra), an ``ElementwiseKernel``
    on CuPy arrays; a value used once, by the next call of the chain, is never
    written to memory;
-3. plans buffers on NumPy (``plan_buffers``): an elementwise call writes its
+4. plans buffers on NumPy (``plan_buffers``): an elementwise call writes its
    result into an argument that dies with it (in place) or into a dead buffer of
    the same shape and dtype, so a long program allocates a few arrays, not one per
    call; other arrays are released at their last use;
-4. writes the calls as the lines of one Python function and compiles it
-   (``write_source``): functions and constants are globals of that function,
-   numbers are literals.
+5. writes the calls as the lines of a Python function and compiles it
+   (``write_functions``; a long program as a chain of functions): functions and
+   constants are globals of that function, numbers are literals.
 
 Calls of other backends (Dask, torch, JAX, array-api-strict) run as recorded:
 on Dask the replay builds one lazy graph, computed by the caller.
@@ -30,7 +33,6 @@ import math
 import numpy as _np
 
 from backends import backend_of
-from backends.numpy import SCALAR_OPERATORS
 
 from .builtins import _build as build_container
 from .core import snapshot_value, snapshots
@@ -51,9 +53,6 @@ class Ref:
 
     def __repr__(self):
         return f"v{self.slot}"
-
-
-_FLOAT_SCALARS = (float, _np.float64)
 
 
 class Instruction:
@@ -80,28 +79,16 @@ class Instruction:
     @classmethod
     def of_call(cls, f_raw, args, kwargs, out, raw_args, value):
         """The instruction of the primitive call ``f_raw(*raw_args, **kwargs) -> value``, with the
-        elementwise ones resolved to their backend's function (no dispatch at replay): a NumPy ufunc
-        for an array result, Python's operator where NumPy's backend computes float64 scalars with it."""
+        elementwise ones resolved to their backend's function (no dispatch at replay): the NumPy
+        ufunc itself for an array result (which can then write into a buffer, ``out=``)."""
         api = getattr(f_raw, "api_name", None)
         if api is None or kwargs:
             return cls(f_raw, args, kwargs, out)
         backend = backend_of(*raw_args)
-        if backend.name == "numpy":
-            ufunc = getattr(_np, api, None)
-            if type(value) is _np.ndarray and isinstance(ufunc, _np.ufunc):
-                return cls(ufunc, args, kwargs, out, api, inplace=value.ndim > 0)
-            operator_ = SCALAR_OPERATORS.get(api)
-            if operator_ is not None and _float64_scalars(raw_args):
-                return cls(operator_, args, kwargs, out, api)
+        ufunc = getattr(_np, api, None) if backend.name == "numpy" else None
+        if type(value) is _np.ndarray and isinstance(ufunc, _np.ufunc):
+            return cls(ufunc, args, kwargs, out, api, inplace=value.ndim > 0)
         return cls(getattr(backend, api), args, kwargs, out, api)
-
-
-def _float64_scalars(raw_args):
-    """Whether NumPy's backend computes this binary call by Python's operator (``backends.numpy``)."""
-    if len(raw_args) != 2:
-        return False
-    types = [type(arg) for arg in raw_args]
-    return all(t in _FLOAT_SCALARS for t in types) and _np.float64 in types
 
 
 def refs_in(value):
@@ -502,13 +489,14 @@ class Writer:
         text = literal(value)
         if text is not None:
             return text
-        if kind is tuple and any(True for _ in refs_in(value)):
+        holds_refs = next(refs_in(value), None) is not None
+        if kind is tuple and holds_refs:
             return "(" + "".join(f"{self.source(item, copy)}, " for item in value) + ")"
-        if kind is list and any(True for _ in refs_in(value)):
+        if kind is list and holds_refs:
             return "[" + ", ".join(self.source(item, copy) for item in value) + "]"
-        if kind is dict and any(True for _ in refs_in(value)):
+        if kind is dict and holds_refs:
             return "{" + ", ".join(f"{self.source(k)}: {self.source(v, copy)}" for k, v in value.items()) + "}"
-        if isinstance(value, (tuple, list)) and any(True for _ in refs_in(value)):
+        if isinstance(value, (tuple, list)) and holds_refs:
             items = ", ".join(self.source(item, copy) for item in value)
             return f"build_container({self.name_of(kind, 'C')}, [{items}])"
         name = self.name_of(value, "C")

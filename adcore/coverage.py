@@ -33,7 +33,9 @@ GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "
 
 
 def classify(fun, name):
-    """The group of ``fun`` (see the module docstring)."""
+    """The group of ``fun`` (see the module docstring); a primitive untraced for some calls is
+    classified by its ``.primitive``."""
+    fun = getattr(fun, "primitive", fun)
     if fun in nondifferentiable:
         return "non-differentiable"
     if name in CREATION:

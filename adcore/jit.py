@@ -77,7 +77,7 @@ import numpy as _np
 from backends import array_backend, default_backend
 
 from . import builtins as _containers
-from .builtins import _build as build_container
+from .builtins import build_container
 from .core import Box, Node, getval, new_box, snapshot_value, snapshots, tracer
 from .core import trace as _trace
 from .jit_program import Instruction, Ref, build_program
@@ -228,7 +228,7 @@ SIGNATURE_ONLY = {anp.shape, anp.ndim, anp.size, anp.iscomplexobj, anp.isscalar,
 SIGNATURE_ONLY |= {anp.ones_like, anp.empty_like, anp.eye_like, anp.tri_mask, _containers.isinstance, _containers.type}
 SIGNATURE_ONLY |= {_linalg._eps}
 #: Functions whose result's shape depends on the values of their argument.
-VALUE_SHAPED = {anp.nonzero, anp.flatnonzero, anp.argwhere}
+VALUE_SHAPED = {anp.nonzero, anp.flatnonzero, anp.argwhere, anp.where.untraced}
 VALUE_SHAPE = "a shape that depends on traced values"
 VALUE_SHAPE_WAY_OUT = "Keep shapes fixed: select with adcore.numpy.where(mask, x, 0.0) rather than x[mask] or nonzero"
 
@@ -361,8 +361,6 @@ class Recording:
             raise refusal(self, f"{VALUE_SHAPE} ({f_wrapped.__name__})", VALUE_SHAPE_WAY_OUT)
 
     def check_shapes_fixed(self, f_wrapped, template):
-        if f_wrapped is anp.where and (len(template) == 1 or template[1] is None) and type(template[0]) is Ref:
-            raise refusal(self, f"{VALUE_SHAPE} (where with one argument)", VALUE_SHAPE_WAY_OUT)
         if f_wrapped is anp.getitem and type(template[1]) is Ref and _is_boolean(self.kinds[template[1].slot]):
             raise refusal(self, f"{VALUE_SHAPE} (an index by a traced boolean mask)", VALUE_SHAPE_WAY_OUT)
 

@@ -34,7 +34,7 @@ import numpy as _np
 
 from backends import backend_of
 
-from .builtins import _build as build_container
+from .builtins import build_container
 from .core import snapshot_value, snapshots
 
 try:

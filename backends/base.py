@@ -99,6 +99,11 @@ class Backend:
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""
         return x[index]
 
+    def set_recording(self, on):
+        """Turn this library's own autograd recording (torch's) on or off in this thread; return
+        whether it was on. Libraries that record nothing ignore it (see ``recording_paused``)."""
+        return False
+
     def synchronize(self):
         """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
 

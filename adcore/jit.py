@@ -43,9 +43,10 @@ Python cannot be recorded, so a trace whose course depends on the values of
 its traced inputs is refused with :class:`JitError`, naming the line of ``fun``
 (or, with ``on_refusal="eager"``, ``fun`` runs eagerly for that signature):
 ``bool`` (``if``, ``while``, ``and``), ``float``, ``int``, ``complex``,
-``operator.index`` or ``.item()`` of a traced value, or of the result of a
-non-differentiable function of one (``x > 0``, ``np.any``, ``np.argmax``); a
-Python value computed from traced values (``np.allclose``); a shape that
+``operator.index`` (``range(n)``, ``seq[i]``), ``format`` (an f-string) or
+``.item()`` of a traced value, or of the result of a non-differentiable
+function of one (``x > 0``, ``np.any``, ``np.argmax``); a Python value
+computed from traced values (``np.allclose``); a shape that
 depends on values (``x[x > 0]``, ``np.nonzero``, one-argument ``np.where``);
 random numbers drawn inside ``fun`` (``adcore.numpy.random``, or NumPy's global
 generator outside adcore's functions: pass them as arguments instead). Under
@@ -192,6 +193,7 @@ BRANCH = (
     "A recorded program cannot follow Python's branches on traced values: compute both sides and "
     "select with adcore.numpy.where, or pass the value that steers Python as a static argument (an int)"
 )
+FORMAT = "The text would be frozen at the recording's values: format the returned values outside the jitted function"
 
 
 # ---- the recording: every raw call on a recorded value, written down ----
@@ -219,7 +221,7 @@ class JitNode(Node):
         self.slot = slot
 
     def check_python_use(self, what):
-        raise refusal(self.recording, f"{what} of a traced value", BRANCH)
+        raise refusal(self.recording, f"{what} of a traced value", FORMAT if what == "format()" else BRANCH)
 
 
 #: Non-differentiable functions whose result depends on the shapes, dtypes and types of the arguments

@@ -11,9 +11,11 @@
   the line of the user's function, and ``on_refusal="eager"`` runs it eagerly instead.
 """
 
+import math
 import re
 import sys
 from functools import partial
+from operator import index as operator_index
 
 import numpy
 import pytest
@@ -451,29 +453,50 @@ def test_branching_on_a_traced_value_is_refused_naming_the_line():
     assert "adcore.numpy.where" in message
 
 
+def _while_positive(x):
+    while np.sum(x) > 0:
+        x = x - 1.0
+    return x
+
+
+POSITIVE = "bool() of a traced value"
+NUMBER = "float(), int(), complex(), operator.index() or .item() of a traced value"
+SHAPE_OF_VALUES = "a shape that depends on traced values"
+RANDOM = "it draws random numbers"
+
+
 @pytest.mark.parametrize(
-    "conversion",
+    "conversion, what",
     [
-        pytest.param(lambda x: float(np.sum(x)), id="float"),
-        pytest.param(lambda x: int(np.sum(x)), id="int"),
-        pytest.param(lambda x: np.sum(x).item(), id="item"),
-        pytest.param(lambda x: [1.0, 2.0][np.argmax(x)], id="index"),
-        pytest.param(lambda x: bool(np.any(x > 1)), id="any"),
-        pytest.param(lambda x: x if np.allclose(x, 1.0) else -x, id="allclose"),
-        pytest.param(lambda x: x[np.nonzero(x)], id="nonzero"),
-        pytest.param(lambda x: x[x > 1.5], id="mask"),
-        pytest.param(lambda x: np.where(x > 1.5), id="where"),
-        pytest.param(lambda x: len(np.flatnonzero(x)), id="flatnonzero"),
-        pytest.param(lambda x: grad(lambda y: y * float(y))(x[0]), id="inside_grad"),
-        pytest.param(lambda x: x * np.random.randn(2), id="adcore_random"),
-        pytest.param(lambda x: x * numpy.random.randn(2), id="numpy_random"),
+        pytest.param(lambda x: x if np.sum(x) > 0 else -x, POSITIVE, id="if"),
+        pytest.param(lambda x: x if bool(x[0]) else -x, POSITIVE, id="bool"),
+        pytest.param(_while_positive, POSITIVE, id="while"),
+        pytest.param(lambda x: x[0] and x[1], POSITIVE, id="and"),
+        pytest.param(lambda x: min(np.sum(x), 3.0), POSITIVE, id="builtin_min"),
+        pytest.param(lambda x: float(np.sum(x)), NUMBER, id="float"),
+        pytest.param(lambda x: int(np.sum(x)), NUMBER, id="int"),
+        pytest.param(lambda x: complex(np.sum(x)), NUMBER, id="complex"),
+        pytest.param(lambda x: np.sum(x).item(), NUMBER, id="item"),
+        pytest.param(lambda x: math.floor(np.sum(x)), NUMBER, id="math_floor"),
+        pytest.param(lambda x: [1.0, 2.0][np.argmax(x)], NUMBER, id="index"),
+        pytest.param(lambda x: x * len(range(np.sum(x > 1))), NUMBER, id="range"),
+        pytest.param(lambda x: x * operator_index(np.argmin(x)), NUMBER, id="operator_index"),
+        pytest.param(lambda x: x * float(np.argmax(x)), NUMBER, id="float_of_argmax"),
+        pytest.param(lambda x: f"{np.sum(x):.3f}", "format() of a traced value", id="format"),
+        pytest.param(lambda x: bool(np.any(x > 1)), POSITIVE, id="any"),
+        pytest.param(lambda x: x if np.allclose(x, 1.0) else -x, "allclose gives a Python bool", id="allclose"),
+        pytest.param(lambda x: x[np.nonzero(x)], SHAPE_OF_VALUES, id="nonzero"),
+        pytest.param(lambda x: x[x > 1.5], SHAPE_OF_VALUES, id="mask"),
+        pytest.param(lambda x: np.where(x > 1.5), SHAPE_OF_VALUES, id="where"),
+        pytest.param(lambda x: len(np.flatnonzero(x)), SHAPE_OF_VALUES, id="len_flatnonzero"),
+        pytest.param(lambda x: grad(lambda y: y * float(y))(x[0]), NUMBER, id="inside_grad"),
+        pytest.param(lambda x: x * np.random.randn(2), RANDOM, id="adcore_random"),
+        pytest.param(lambda x: x * numpy.random.randn(2), "NumPy's global generator", id="numpy_random"),
     ],
 )
-def test_each_way_a_value_reaches_python_is_refused(conversion):
-    x = numpy.array([1.0, 2.0])
-    jitted = jit(conversion)
-    with pytest.raises(JitError, match="adcore.jit cannot record"):
-        jitted(x)
+def test_each_way_a_value_reaches_python_is_refused(conversion, what):
+    """Refused at the recording, naming what reached Python and the line (here) that asked for it."""
+    assert what in _refusal_line(conversion, numpy.array([1.0, 2.0]))
 
 
 def test_numpy_global_random_draws_are_refused():

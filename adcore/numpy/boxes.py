@@ -71,6 +71,7 @@ class ArrayBox(Box):
     __float__ = __int__ = __complex__ = __index__ = _no_conversion
 
     def __format__(self, spec):
+        self._node.check_python_use("format()")  # an f-string of a traced value: adcore.jit refuses (its text would be frozen)
         return format(self._value, spec)
 
     def __array__(self, dtype=None, copy=None):

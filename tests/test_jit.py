@@ -31,6 +31,7 @@ import test_scipy_stats
 import test_selection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_autograd_programs import gaussian_process_log_marginal_likelihood
 from test_properties import BROADCASTING, ELEMENTWISE, PROPERTY_BACKENDS
 
 import adcore
@@ -190,18 +191,7 @@ def test_neural_network_parameters_as_a_list_of_tuples():
 
 
 def test_gaussian_process_value_and_gradient():
-    rng = numpy.random.RandomState(1)
-    x = numpy.sort(rng.uniform(-3, 3, 20))
-    y = numpy.sin(x) + 0.1 * rng.randn(20)
-
-    def log_marginal_likelihood(log_params):
-        amplitude, length, noise = np.exp(log_params)
-        sqdist = (x[:, None] - x[None, :]) ** 2
-        K = amplitude * np.exp(-0.5 * sqdist / length**2) + (noise + 1e-6) * np.eye(len(x))
-        L = np.linalg.cholesky(K)
-        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
-        return -0.5 * np.dot(y, alpha) - np.sum(np.log(np.diag(L))) - 0.5 * len(x) * np.log(2 * np.pi)
-
+    log_marginal_likelihood = gaussian_process_log_marginal_likelihood()
     eager, jitted = value_and_grad(log_marginal_likelihood), value_and_grad(log_marginal_likelihood, jit=True)
     p_eager = p_jit = np.array([0.0, 0.0, -2.0])
     for _ in range(20):

@@ -80,7 +80,9 @@ class Instruction:
     def of_call(cls, f_raw, args, kwargs, out, raw_args, value):
         """The instruction of the primitive call ``f_raw(*raw_args, **kwargs) -> value``, with the
         elementwise ones resolved to their backend's function (no dispatch at replay): the NumPy
-        ufunc itself for an array result (which can then write into a buffer, ``out=``)."""
+        ufunc itself for an array result (which can then write into a buffer, ``out=``), else the
+        backend's function for the recorded argument types (``Backend.function_for``: NumPy's
+        float64 scalar operators), which the signature fixes for every replay."""
         api = getattr(f_raw, "api_name", None)
         if api is None or kwargs:
             return cls(f_raw, args, kwargs, out)
@@ -88,7 +90,7 @@ class Instruction:
         ufunc = getattr(_np, api, None) if backend.name == "numpy" else None
         if type(value) is _np.ndarray and isinstance(ufunc, _np.ufunc):
             return cls(ufunc, args, kwargs, out, api, inplace=value.ndim > 0)
-        return cls(getattr(backend, api), args, kwargs, out, api)
+        return cls(backend.function_for(api, tuple(map(type, raw_args))), args, kwargs, out, api)
 
 
 def refs_in(value):
@@ -189,7 +191,10 @@ def _scalar_constants(instruction, kinds):
 
 
 def _shape_of(arg, kinds):
-    return kinds[arg.slot][1] if type(arg) is Ref else _np.shape(arg)
+    if type(arg) is Ref:
+        shape = kinds[arg.slot][1]
+        return () if shape is None else shape  # a Python float
+    return _np.shape(arg)
 
 
 def _product_by_one(instruction, kinds):

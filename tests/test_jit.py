@@ -237,13 +237,14 @@ def called(program):
 def test_benchmark_workloads_replay_as_eager(backend_name):
     """The derivatives of ``python -m benchmarks`` (small sizes), through their jit contender."""
     from benchmarks import curvature, elementwise, mlp, overhead
+    from benchmarks.peers import tree_map
 
     backend = pytest.importorskip("backends").get_backend(backend_name) if backend_name != "numpy" else None
     if backend_name == "torch":
         pytest.importorskip("torch")
     put = (lambda a: backend.from_numpy(numpy.asarray(a))) if backend else numpy.asarray
     rng = numpy.random.default_rng(0)
-    params = tuple(put(p) for p in mlp.init_params((6, 5, 3), rng))
+    params = tree_map(put, mlp.init_params((6, 5, 3), rng))
     x, y = put(rng.uniform(0, 1, (4, 6))), put(mlp.one_hot(rng.integers(0, 3, 4), 3))
     A = put(curvature.layer_inputs(4, seed=1)[0])
     cases = [
@@ -261,12 +262,8 @@ def test_benchmark_workloads_replay_as_eager(backend_name):
         jitted(*args)
         replayed, expected = jitted(*args), eager(*args)
         if backend_name == "dask":
-            replayed, expected = _computed(replayed), _computed(expected)
+            replayed, expected = (tree_map(lambda v: v.compute(), value) for value in (replayed, expected))
         assert_same(replayed, expected, None if backend is None or backend_name == "dask" else _case(backend_name))
-
-
-def _computed(value):
-    return tuple(v.compute() for v in value) if isinstance(value, tuple) else value.compute()
 
 
 def _case(name):

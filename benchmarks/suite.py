@@ -59,6 +59,8 @@ class Context:
     settings : Settings
     errors : list of str
         One line per wrong or failing contender; a run with any exits with status 1.
+    progress : callable
+        ``progress(text, done, total)``: what the run is doing now, and how far, for a progress bar.
     """
 
     backend: object
@@ -66,6 +68,11 @@ class Context:
     skipped: dict
     settings: Settings
     errors: list = field(default_factory=list)
+    progress: object = lambda text, done, total: None
+
+    def timing_progress(self, workload_id):
+        """``median_times``'s ``progress`` for workload ``workload_id``: calls done of the total."""
+        return lambda done, total: self.progress(f"{workload_id}: timing", done, total)
 
     @property
     def adcore(self):
@@ -125,7 +132,8 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
         Contender name -> ``{"memory_bytes": peak bytes or None, "first_call_seconds": ...}``, for the same contenders.
     """
     passed, figures = {}, {}
-    for name, (peer, call) in calls.items():
+    for index, (name, (peer, call)) in enumerate(calls.items()):
+        ctx.progress(f"{workload_id}: checking {name}", index, len(calls))
         try:
             first, value = first_call(ctx, peer.finished(call))
             peak = peer.peak_memory(call)[1] if memory else None
@@ -176,7 +184,8 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     passed, figures = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
     timed = {HAND: ctx.adcore.finished(hand_written)}
     timed.update((name, peer.finished(call)) for name, (peer, call) in passed.items())
-    seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), ctx.settings.warmup if warmup is None else warmup)
+    warmup = ctx.settings.warmup if warmup is None else warmup
+    seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), warmup, ctx.timing_progress(workload_id))
     figures[HAND] = {"memory_bytes": hand_peak, "first_call_seconds": hand_first}
     return add_ratios({name: {"seconds": s, **figures[name]} for name, s in seconds.items()})
 

@@ -72,7 +72,7 @@ SPECS = [
     Spec("convolve_0d", conv("full"), ((), ())),
     Spec("convolve_complex", conv("same"), ((4,), (3,)), dtypes=COMPLEX),
     Spec("odeint_decay", decay, ((2,), ()), (R, P), order=1, skip=NUMPY_ONLY),
-    Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY),
+    Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY, full_only=("numpy",)),
     Spec("odeint_forced_oscillator", forced_oscillator, ((2,), (2,), (3,)), (R, P, P), order=1, skip=NUMPY_ONLY),
     Spec(
         "odeint_forced_oscillator_joint", forced_oscillator, ((2,), (2,), (2,)), (R, P, P), order=1, joint=True, skip=NUMPY_ONLY

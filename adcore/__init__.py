@@ -9,9 +9,20 @@
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
 from .core import set_debug
+from .jit import JitError, jit
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
 
 __version__ = "0.1.0"
 
-__all__ = ["available", "default_backend", "get_backend", "set_backend", "set_debug", "use_backend", *_operators_all]
+__all__ = [
+    "JitError",
+    "available",
+    "default_backend",
+    "get_backend",
+    "jit",
+    "set_backend",
+    "set_debug",
+    "use_backend",
+    *_operators_all,
+]

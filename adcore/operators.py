@@ -36,6 +36,7 @@ from .core import (
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
 from .numpy.rules import batch_safe_vjps, cotangent_batch
 
@@ -106,15 +107,17 @@ def _check_differentiable(op, fun_name, argnum, x):
 
 
 def unary_to_nary(unary_operator):
-    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``.
+    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ..., jit=False)(*args, **kwargs)``;
+    ``jit=True`` records the operator's function once per signature and replays it (``adcore.jit``).
 
     ``unary_operator`` is called with a one-argument function that carries ``op`` (the
     operator's name) and ``__name__`` (the user's function's): its error messages name both.
     """
 
     @wraps(unary_operator)
-    def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
-        return _nary(unary_operator, unary_operator.__name__, _name(fun), fun, argnum, nary_op_args, nary_op_kwargs)
+    def nary_operator(fun, argnum=0, *nary_op_args, jit=False, **nary_op_kwargs):
+        nary_f = _nary(unary_operator, unary_operator.__name__, _name(fun), fun, argnum, nary_op_args, nary_op_kwargs)
+        return _jit(nary_f) if jit else nary_f
 
     return nary_operator
 
@@ -651,13 +654,14 @@ def hessian(fun, argnum=0):
     return hessian_of
 
 
-def hvp(fun, argnum=0):
+def hvp(fun, argnum=0, jit=False):
     """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
     argument), reverse-over-forward: the gradient of the directional derivative ``<grad fun(x), v>``,
     computed by one forward-mode trace along ``v`` and one backward pass. Unlike forward-over-reverse
     (a JVP of ``grad(fun)``), it computes no value it throws away (that one computes the gradient
     itself beside its derivative). Where a primitive of ``fun`` has no JVP it is reverse-over-reverse,
-    the gradient of ``<grad fun(x), v>`` (autograd's ``hessian_vector_product``).
+    the gradient of ``<grad fun(x), v>`` (autograd's ``hessian_vector_product``). With ``jit=True``,
+    recorded once per signature and replayed (``adcore.jit``).
 
     Raises
     ------
@@ -675,7 +679,7 @@ def hvp(fun, argnum=0):
         return _nary(_hessian_times_vector, "hvp", name, fun, argnum, (v,), {})(*args, **kwargs)
 
     hessian_times.__name__ = f"hvp_of_{name}"
-    return hessian_times
+    return _jit(hessian_times) if jit else hessian_times
 
 
 def _hessian_times_vector(fun, x, v):

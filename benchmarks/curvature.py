@@ -12,7 +12,7 @@ import numpy
 
 import adcore.numpy as anp
 
-from .suite import HAND, compare, skipped_peers, target
+from .suite import HAND, compare, jit_target, skipped_peers, target
 
 HVP_SIZE = 500
 JACOBIAN_SIZE = 200
@@ -78,6 +78,7 @@ def hessian_vector_product(ctx):
         "contenders": figures,
         "skipped": skipped_peers(ctx),
         "target": target("<= 3x hand-written", [("{:.2f}x", vs_hand)], vs_hand is not None and vs_hand <= 3),
+        "jit_target": jit_target(figures, time=1.6),
     }
 
 
@@ -106,6 +107,7 @@ def full_jacobian(ctx):
             [("{:.1f}x faster", speedup)],
             speedup is not None and speedup >= 5,
         ),
+        "jit_target": jit_target(figures, names=("adcore.jit jacrev", "jax.jit jacrev")),
     }
 
 

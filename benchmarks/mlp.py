@@ -14,7 +14,7 @@ import numpy
 import adcore.numpy as anp
 
 from .peers import tree_map
-from .suite import HAND, compare, gradient_calls, skipped_peers, target
+from .suite import HAND, compare, gradient_calls, jit_target, skipped_peers, target
 
 
 def init_params(sizes, rng, dtype="float64"):
@@ -157,6 +157,7 @@ def mlp_gradient(ctx, dtype):
         "contenders": figures,
         "skipped": skipped_peers(ctx),
         "target": target("<= 1.05x hand-written", [("{:.2f}x", vs_hand)], vs_hand is not None and vs_hand <= 1.05),
+        "jit_target": jit_target(figures, time=1.05),
     }
 
 

@@ -13,7 +13,7 @@ import numpy
 
 import adcore.numpy as anp
 
-from .suite import compare, gradient_calls, ratio_or_none, skipped_peers, target
+from .suite import compare, gradient_calls, jit_target, ratio_or_none, skipped_peers, target
 
 STEPS = 1000
 PRIMITIVES_PER_STEP = 3  # sin, multiply, add (both functions)
@@ -74,7 +74,7 @@ def per_primitive(figures, primitives):
 CHAIN_TARGETS = {"a": {"autograd": 0.35, "torch": 0.70}, "b": {"autograd": 0.45}}
 
 
-def _chain_workload(ctx, workload_id, title, x, function, primitives):
+def _chain_workload(ctx, workload_id, title, x, function, primitives, jit_time):
     hand = partial(chain_derivative, ctx.adcore.put(x), ctx.backend.xp, steps=STEPS)
     figures = per_primitive(compare(ctx, workload_id, gradient_calls(ctx, function, (x,)), hand), primitives)
     limits = CHAIN_TARGETS[workload_id]
@@ -92,20 +92,21 @@ def _chain_workload(ctx, workload_id, title, x, function, primitives):
             [(f"{{:.2f}}x {peer}", ratios[peer]) for peer in limits],
             all(ratios[peer] is not None and ratios[peer] <= limit for peer, limit in limits.items()),
         ),
+        "jit_target": jit_target(figures, time=jit_time),
     }
 
 
 def scalar_chain(ctx):
     """Workload a: the gradient of a 1000-step chain on a float64 scalar."""
     title = f"scalar chain: grad of {STEPS} x (sin(x) * 0.999 + 0.001), float64 scalar"
-    return _chain_workload(ctx, "a", title, 0.5, partial(chain, steps=STEPS), STEPS * PRIMITIVES_PER_STEP)
+    return _chain_workload(ctx, "a", title, 0.5, partial(chain, steps=STEPS), STEPS * PRIMITIVES_PER_STEP, jit_time=8)
 
 
 def array_chain(ctx):
     """Workload b: the gradient of the sum of the same chain on a 10-element float64 array."""
     x = numpy.linspace(0.1, 0.9, ARRAY_SIZE)
     title = f"array chain: grad of sum({STEPS} x (sin(x) * 0.999 + 0.001)), {ARRAY_SIZE} float64"
-    return _chain_workload(ctx, "b", title, x, partial(chain_sum, steps=STEPS), STEPS * PRIMITIVES_PER_STEP + 1)
+    return _chain_workload(ctx, "b", title, x, partial(chain_sum, steps=STEPS), STEPS * PRIMITIVES_PER_STEP + 1, jit_time=2.5)
 
 
 def long_recurrence(ctx, scalar_chain_result=None):
@@ -146,4 +147,5 @@ def long_recurrence(ctx, scalar_chain_result=None):
             [("linearity {:.2f}", linearity), ("{:.2f}x a per primitive", vs_chain)],
             linearity is not None and vs_chain is not None and linearity <= 1.3 and vs_chain <= 1.5,
         ),
+        "jit_target": jit_target(figures, linearity=1.3),
     }

@@ -21,7 +21,7 @@ import adcore
 import adcore.numpy as anp
 
 #: The peers in the order they are timed and shown, after adcore.
-PEER_NAMES = ("autograd", "torch", "jax", "jax.jit")
+PEER_NAMES = ("adcore.jit", "autograd", "torch", "jax", "jax.jit")
 
 
 def library_version(distribution):
@@ -156,6 +156,30 @@ class AdcorePeer(Peer):
         if self.backend.name == "cupy":
             return cupy_pool_peak(call)
         return call(), None
+
+
+class AdcoreJitPeer(AdcorePeer):
+    """adcore's derivatives under ``adcore.jit``: recorded at the first call, replayed from then on.
+
+    numexpr, which fuses the elementwise chains of NumPy programs, runs on one thread here, as
+    every other library of the run does.
+    """
+
+    name = "adcore.jit"
+    jacobians = {"jacfwd": partial(adcore.jacfwd, jit=True), "jacrev": partial(adcore.jacrev, jit=True)}
+
+    def __init__(self, backend, device):
+        super().__init__(backend, device)
+        if importlib.util.find_spec("numexpr") is not None:
+            import numexpr
+
+            numexpr.set_num_threads(1)
+
+    def grad(self, fun):
+        return adcore.grad(fun, jit=True)
+
+    def hvp(self, fun):
+        return adcore.hvp(fun, jit=True)
 
 
 def cupy_pool_peak(call):
@@ -331,6 +355,7 @@ def load_peers(backend, device, wanted=PEER_NAMES):
         os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     peers, skipped = [AdcorePeer(backend, device)], {}
     makers = {
+        "adcore.jit": ((), partial(AdcoreJitPeer, backend, device)),
         "autograd": (("autograd",), AutogradPeer),
         "torch": (("torch",), partial(_torch_peer, on_gpu)),
         "jax": (("jax",), partial(JaxPeer, "gpu" if on_gpu else "cpu", jit=False)),

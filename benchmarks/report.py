@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .peers import library_version
-from .suite import HAND
+from .suite import HAND, JIT
 
 README_START = "<!-- benchmark-results:start -->"
 README_END = "<!-- benchmark-results:end -->"
@@ -79,7 +79,9 @@ def _memory(entry):
     return "—" if memory is None else f"{memory / 2**20:.1f} MiB"
 
 
-def _note(entry):
+def _note(entry, name):
+    if "jit" in name and entry.get("first_call_seconds") is not None:
+        return f"first call {entry['first_call_seconds']:.3g} s"
     if entry.get("linearity") is not None:
         return f"linearity {entry['linearity']:.2f}"
     if entry.get("test_accuracy") is not None:
@@ -87,10 +89,10 @@ def _note(entry):
     return ""
 
 
-def _verdict(workload):
-    """The target's verdict: met, not met, or why it was not checked (the peers the target names that were
-    not timed, with the reason: "not checked: torch not installed")."""
-    target = workload["target"]
+def _verdict(workload, target=None):
+    """The verdict of ``target`` (the workload's, or its ``jit_target``): met, not met, or why it was not
+    checked (the peers the target names that were not timed, with the reason: "not checked: torch not installed")."""
+    target = target or workload["target"]
     if target["met"] is not None:
         return "met" if target["met"] else "not met"
     missing = [
@@ -101,14 +103,17 @@ def _verdict(workload):
 
 def rows(results):
     """One row per workload and contender: workload, contender, time, x hand-written, x autograd, memory, note,
-    and on adcore's first row its figures against the workload's target with "met" or "not met"."""
+    and on adcore's first row its figures against the workload's target with "met" or "not met" (on the
+    first ``adcore.jit`` row, against the jit target)."""
     for workload in results["workloads"]:
-        first = True
+        first = first_jit = True
         for name, entry in workload["contenders"].items():
-            is_adcore = name.startswith("adcore")
+            is_adcore = name.startswith("adcore") and not name.startswith(JIT)
             goal = workload["target"] if is_adcore and first and workload["target"] else None
             if goal:
                 first = False
+            if name.startswith(JIT) and first_jit and workload.get("jit_target"):
+                goal, first_jit = workload["jit_target"], False
             yield (
                 workload["id"],
                 name,
@@ -116,8 +121,8 @@ def rows(results):
                 _ratio(entry.get(HAND)),
                 _ratio(entry.get("autograd")),
                 _memory(entry),
-                _note(entry),
-                f"{goal['value']}: {_verdict(workload)}" if goal else "",
+                _note(entry, name),
+                f"{goal['value']}: {_verdict(workload, goal)}" if goal else "",
             )
 
 
@@ -144,7 +149,8 @@ def _skips(results):
 
 def _describe(workload):
     goal = workload["target"]["goal"] if workload["target"] else "none in the issue"
-    return f"{workload['id']}: {workload['title']}; target: {goal}"
+    jit = workload.get("jit_target")
+    return f"{workload['id']}: {workload['title']}; target: {goal}" + (f"; adcore.jit: {jit['goal']}" if jit else "")
 
 
 def _threads(results):
@@ -159,7 +165,12 @@ def results_table(results):
     lines = [_machine_line(results)]
     for workload in results["workloads"]:
         target = workload["target"]
-        lines.append(_describe(workload) + (f"; adcore: {target['value']}: {_verdict(workload)}" if target else ""))
+        jit = workload.get("jit_target")
+        lines.append(
+            _describe(workload)
+            + (f"; adcore: {target['value']}: {_verdict(workload)}" if target else "")
+            + (f"; adcore.jit: {jit['value']}: {_verdict(workload, jit)}" if jit else "")
+        )
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
     columns = ("", "contender", "time", "×hand", "×autograd", "peak MiB")
     for column in columns:

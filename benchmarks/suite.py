@@ -14,6 +14,7 @@ Workloads add their own figures: ``"us_per_primitive"`` (a, b, g),
 """
 
 from dataclasses import dataclass, field
+from time import perf_counter
 
 import numpy
 
@@ -112,8 +113,9 @@ def check(name, value, reference, dtype):
 def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=False):
     """The calls whose result matches ``reference``; the others are reported in ``ctx.errors``.
 
-    Each call runs once here (which also compiles what compiles, and warms
-    caches), with its peak memory measured if ``memory`` is true.
+    Each call runs once here, timed: the first call, which also records or compiles what does
+    (``adcore.jit``, ``jax.jit``) and warms caches. If ``memory`` is true, a second call
+    measures the peak memory (a replay, for the contenders that record).
 
     Parameters
     ----------
@@ -126,14 +128,15 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
     -------
     passed : dict
         Contender name -> ``(peer, call)``, for the contenders that passed.
-    peaks : dict
-        Contender name -> peak bytes (None where not measured), for the same contenders.
+    figures : dict
+        Contender name -> ``{"memory_bytes": peak bytes or None, "first_call_seconds": ...}``, for the same contenders.
     """
-    passed, peaks = {}, {}
+    passed, figures = {}, {}
     for index, (name, (peer, call)) in enumerate(calls.items()):
         ctx.progress(f"{workload_id}: checking {name}", index, len(calls))
         try:
-            value, peak = peer.peak_memory(call) if memory else (call(), None)
+            first, value = first_call(ctx, peer.finished(call))
+            peak = peer.peak_memory(call)[1] if memory else None
             check(f"workload {workload_id}, {name}", peer.to_numpy(value), reference, dtype)
         except WrongDerivative as error:
             ctx.errors.append(str(error))
@@ -141,8 +144,17 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
         except Exception as error:  # noqa: BLE001 - a contender that fails is reported with the others
             ctx.errors.append(f"workload {workload_id}, {name}: raised {type(error).__name__}: {error}")
             continue
-        passed[name], peaks[name] = (peer, call), peak
-    return passed, peaks
+        passed[name], figures[name] = (peer, call), {"memory_bytes": peak, "first_call_seconds": first}
+    return passed, figures
+
+
+def first_call(ctx, call):
+    """``(seconds, result)`` of ``call()``, the device synchronised before and after."""
+    ctx.synchronize()
+    start = perf_counter()
+    result = call()
+    ctx.synchronize()
+    return perf_counter() - start, result
 
 
 def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False, warmup=None):
@@ -167,14 +179,15 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     dict
         Contender name (the hand-written one first) -> ``{"seconds", "memory_bytes", "hand-written", "autograd"}``.
     """
-    reference, hand_peak = ctx.adcore.peak_memory(hand_written) if memory else (hand_written(), None)
-    passed, peaks = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
+    hand_first, reference = first_call(ctx, ctx.adcore.finished(hand_written))
+    hand_peak = ctx.adcore.peak_memory(hand_written)[1] if memory else None
+    passed, figures = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
     timed = {HAND: ctx.adcore.finished(hand_written)}
     timed.update((name, peer.finished(call)) for name, (peer, call) in passed.items())
     warmup = ctx.settings.warmup if warmup is None else warmup
     seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), warmup, ctx.timing_progress(workload_id))
-    peaks[HAND] = hand_peak
-    return add_ratios({name: {"seconds": s, "memory_bytes": peaks[name]} for name, s in seconds.items()})
+    figures[HAND] = {"memory_bytes": hand_peak, "first_call_seconds": hand_first}
+    return add_ratios({name: {"seconds": s, **figures[name]} for name, s in seconds.items()})
 
 
 def add_ratios(figures, key="seconds"):
@@ -235,6 +248,42 @@ def target(goal, figures, met):
     shown = ", ".join(template.format(value) for template, value in figures if value is not None)
     missing = any(value is None for _, value in figures)
     return {"goal": goal, "value": shown or "not measured", "met": None if missing else bool(met)}
+
+
+JIT = "adcore.jit"
+
+
+def jit_target(figures, time=None, memory=None, linearity=None, names=(JIT, "jax.jit")):
+    """The issue's target for the ``adcore.jit`` row: its time (and peak memory, linearity) against the
+    hand-written derivative's, and its first call (record and run) ahead of ``jax.jit``'s where JAX ran.
+
+    ``names`` are the rows compared for the first call (``"adcore.jit jacrev"``... in workload f).
+    Returns None if the jit row was not timed.
+    """
+    jit, jax = figures.get(names[0]), figures.get(names[1])
+    if jit is None:
+        return None
+    goals, shown, met = [], [], True
+    if time is not None:
+        goals.append(f"<= {time}x hand-written")
+        shown.append(("{:.2f}x", jit[HAND]))
+        met = met and jit[HAND] <= time
+    if memory is not None:
+        hand = figures[HAND]["memory_bytes"]
+        ratio = jit["memory_bytes"] / hand if jit.get("memory_bytes") is not None and hand else None
+        goals.append(f"<= {memory}x its memory")
+        shown.append(("{:.2f}x memory", ratio))
+        met = met and ratio is not None and ratio <= memory
+    if linearity is not None:
+        goals.append(f"linearity <= {linearity}")
+        shown.append(("linearity {:.2f}", jit.get("linearity")))
+        met = met and jit.get("linearity") is not None and jit["linearity"] <= linearity
+    goals.append("first call ahead of jax.jit")
+    if jax is not None:
+        first = jit["first_call_seconds"] / jax["first_call_seconds"]
+        shown.append(("first call {:.2f}x jax.jit's", first))
+        met = met and first < 1.0
+    return target(", ".join(goals), shown, met)
 
 
 def ratio_or_none(figures, name, base):

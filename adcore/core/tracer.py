@@ -31,6 +31,10 @@ class Node:
     def initialize_root(self, *args, **kwargs):
         raise NotImplementedError
 
+    def check_python_use(self, what):
+        """Called before the value becomes a Python value (``what``: ``"bool()"``...); a trace
+        that cannot follow the value into Python (``adcore.jit``'s) raises here."""
+
     @classmethod
     def new_root(cls, *args, **kwargs):
         root = cls.__new__(cls)
@@ -97,6 +101,7 @@ class Box:
         self._node = node
 
     def __bool__(self):
+        self._node.check_python_use("bool()")
         return bool(self._value)
 
     def __repr__(self):
@@ -214,6 +219,12 @@ def unbox_innermost(args):
     return tuple(argvals), tuple(argnums), tuple(parents), top, nested
 
 
+#: None, or while ``adcore.jit`` records: ``hook(f_wrapped, f_raw, args, kwargs, node)``, called instead
+#: of ``f_raw`` wherever a primitive computes its raw value (``args`` as the primitive got them; ``node``
+#: the node of the innermost box, whose trace boxes the result, or None), so that the calls on recorded
+#: values are written down. Checked once per call; None costs nothing more.
+raw_call_hook = None
+
 _FIRST, _SECOND = (0,), (1,)
 
 
@@ -239,7 +250,7 @@ def primitive(f_raw):
         if count == 1 or count == 2:
             first, second = type(args[0]) in box_types, count == 2 and type(args[1]) in box_types
             if not (first or second):
-                return f_raw(*args, **kwargs)
+                return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         if first != second:  # one box, of one or two arguments
             top = args[0] if first else args[1]
             value = top._value
@@ -248,8 +259,13 @@ def primitive(f_raw):
         else:
             argvals, argnums, parents, top, nested = unbox_innermost(args)
             if top is None:
-                return f_raw(*args, **kwargs)
-        ans = f_wrapped(*argvals, **kwargs) if nested else f_raw(*argvals, **kwargs)
+                return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
+        if nested:
+            ans = f_wrapped(*argvals, **kwargs)
+        elif raw_call_hook is None:
+            ans = f_raw(*argvals, **kwargs)
+        else:
+            ans = raw_call_hook(f_wrapped, f_raw, argvals, kwargs, top._node)
         node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
         return (box_type_of.get(type(ans)) or box_type_of.of(ans))(ans, top._trace_id, node)
 
@@ -271,6 +287,8 @@ def notrace_primitive(f_raw):
 
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
+        if raw_call_hook is not None:
+            return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         return f_raw(*map(getval, args), **kwargs)
 
     f_wrapped.fun = f_raw

@@ -4,7 +4,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, register_traced_type
 
-from ..core import Box, freezers, getval, snapshots
+from ..core import Box, freezers, getval, isbox, snapshots
 from . import wrapper as anp
 from .selection import argsort
 
@@ -59,6 +59,10 @@ class ArrayBox(Box):
         return id(self)
 
     def _no_conversion(self, *args):
+        value = self
+        while isbox(value):  # a trace that refuses the conversion says why (adcore.jit names the place)
+            value._node.check_python_use("float(), int(), complex(), operator.index() or .item()")
+            value = value._value
         raise TypeError(
             "adcore: a traced value cannot become a Python number (that would drop its derivative); "
             "keep computing with adcore.numpy functions, or read the value alone with adcore.core.getval(x)"
@@ -67,6 +71,7 @@ class ArrayBox(Box):
     __float__ = __int__ = __complex__ = __index__ = _no_conversion
 
     def __format__(self, spec):
+        self._node.check_python_use("format()")  # an f-string of a traced value: adcore.jit refuses (its text would be frozen)
         return format(self._value, spec)
 
     def __array__(self, dtype=None, copy=None):

@@ -26,6 +26,7 @@ def _elementwise(name, api_name=None):
 
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
+    raw.api_name = api_name  # adcore.jit calls the backend's function by this name directly
     return raw
 
 
@@ -66,7 +67,7 @@ def _dispatch_cache(name, api_name):
 def _untraced_when(piecewise_constant):
     """Decorate a primitive so that the calls for which ``piecewise_constant(*args, **kwargs)`` holds
     compute on the raw values and return an untraced result; ``.primitive`` is the primitive
-    itself, which holds the rules.
+    itself, which holds the rules, ``.untraced`` the non-differentiable primitive of those calls.
 
     Those calls make integer or boolean values (a cast to an integer dtype, a sum in one,
     ``where(condition)``'s indices): piecewise constant in the inputs, so their derivative is zero
@@ -76,19 +77,19 @@ def _untraced_when(piecewise_constant):
     """
 
     def decorate(traced):
-        raw = traced.fun
+        untraced_primitive = notrace_primitive(traced.fun)  # seen by adcore.jit, which records its calls
 
-        @wraps(raw)
+        @wraps(traced.fun)
         def fun(*args, **kwargs):
             try:
                 untraced = piecewise_constant(*args, **kwargs)
             except TypeError:  # a call the function itself refuses (and names)
                 untraced = False
             if untraced:
-                return raw(*map(getval, args), **kwargs)
+                return untraced_primitive(*args, **kwargs)
             return traced(*args, **kwargs)
 
-        fun.primitive = traced
+        fun.primitive, fun.untraced = traced, untraced_primitive
         return fun
 
     return decorate

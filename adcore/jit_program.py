@@ -1,0 +1,623 @@
+"""The program of ``adcore.jit``: recorded raw calls, optimised, as straight-line Python.
+
+A recording (``adcore.jit``) gives the calls in the order they ran, each as an
+:class:`Instruction` whose arguments are :class:`Ref` (a slot: an input or the
+result of an earlier call) or constants. :func:`build_program` then
+
+1. removes the calls whose results reach no output (``remove_dead``: the
+   discarded gradient of a Hessian-vector product, a value's forward pass under
+   ``grad``);
+2. replaces constant arrays that repeat one value by that value, and drops
+   products by one (``simplify``: the cotangent a sum hands back is a broadcast
+   of ones);
+3. fuses chains of elementwise arithmetic into one pass (``fuse``): ``numexpr``
+   on NumPy arrays (if installed: the ``[jit]`` extra), an ``ElementwiseKernel``
+   on CuPy arrays; a value used once, by the next call of the chain, is never
+   written to memory;
+4. plans buffers on NumPy (``plan_buffers``): an elementwise call writes its
+   result into an argument that dies with it (in place) or into a dead buffer of
+   the same shape and dtype, so a long program allocates a few arrays, not one per
+   call; other arrays are released at their last use;
+5. writes the calls as the lines of a Python function and compiles it
+   (``write_functions``; a long program as a chain of functions): functions and
+   constants are globals of that function, numbers are literals.
+
+Calls of other backends (Dask, torch, JAX, array-api-strict) run as recorded:
+on Dask the replay builds one lazy graph, computed by the caller.
+"""
+
+import builtins
+import itertools
+import math
+
+import numpy as _np
+
+from backends import backend_of
+
+from .builtins import build_container
+from .core import snapshot_value, snapshots
+
+try:
+    import numexpr
+except ImportError:  # the [jit] extra: without it NumPy programs run unfused
+    numexpr = None
+
+
+class Ref:
+    """An argument that is a value of the program: slot ``slot`` (an input or a call's result)."""
+
+    __slots__ = ["slot"]
+
+    def __init__(self, slot):
+        self.slot = slot
+
+    def __repr__(self):
+        return f"v{self.slot}"
+
+
+class Instruction:
+    """One raw call ``fn(*args, **kwargs) -> slot out``.
+
+    ``api`` is the Array API name of an elementwise function (None for others);
+    ``inplace`` whether ``fn`` takes ``out=`` and returns a fresh NumPy array
+    (a NumPy ufunc, or a fused expression); ``out_buffer`` the slot whose array
+    it writes into (set by :func:`plan_buffers`).
+    """
+
+    __slots__ = ["fn", "args", "kwargs", "out", "api", "inplace", "out_buffer", "reads"]
+
+    def __init__(self, fn, args, kwargs, out, api=None, inplace=False):
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.out = out
+        self.api = api
+        self.inplace = inplace
+        self.out_buffer = None
+        self.reads = None
+
+    @classmethod
+    def of_call(cls, f_raw, args, kwargs, out, raw_args, value):
+        """The instruction of the primitive call ``f_raw(*raw_args, **kwargs) -> value``, with the
+        elementwise ones resolved to their backend's function (no dispatch at replay): the NumPy
+        ufunc itself for an array result (which can then write into a buffer, ``out=``), else the
+        backend's function for the recorded argument types (``Backend.function_for``: NumPy's
+        float64 scalar operators), which the signature fixes for every replay."""
+        api = getattr(f_raw, "api_name", None)
+        if api is None or kwargs:
+            return cls(f_raw, args, kwargs, out)
+        backend = backend_of(*raw_args)
+        ufunc = getattr(_np, api, None) if backend.name == "numpy" else None
+        if type(value) is _np.ndarray and isinstance(ufunc, _np.ufunc):
+            return cls(ufunc, args, kwargs, out, api, inplace=value.ndim > 0)
+        return cls(backend.function_for(api, tuple(map(type, raw_args))), args, kwargs, out, api)
+
+
+def refs_in(value):
+    """The :class:`Ref` in an argument (nested in tuples, lists and dicts), in order."""
+    if type(value) is Ref:
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from refs_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from refs_in(item)
+
+
+def arg_refs(instruction):
+    """The :class:`Ref` among ``instruction``'s arguments (computed once, kept in ``instruction.reads``)."""
+    refs = instruction.reads
+    if refs is None:
+        refs = []
+        for arg in instruction.args:
+            if type(arg) is Ref:
+                refs.append(arg)
+            elif isinstance(arg, (tuple, list, dict)):
+                refs += refs_in(arg)
+        for arg in (instruction.kwargs or {}).values():
+            refs += refs_in(arg)
+        instruction.reads = refs
+    return refs
+
+
+# ---- 1. dead values ----
+
+
+def remove_dead(instructions, output):
+    """The instructions whose results reach ``output`` (a template holding :class:`Ref`), in order."""
+    live = {ref.slot for ref in refs_in(output)}
+    kept = []
+    for instruction in reversed(instructions):
+        if instruction.out in live:
+            kept.append(instruction)
+            live.update(ref.slot for ref in arg_refs(instruction))
+    kept.reverse()
+    return kept
+
+
+def use_counts(instructions, output):
+    """Slot -> how many times the instructions and the output read it."""
+    counts = {}
+    for ref in itertools.chain(refs_in(output), *(arg_refs(i) for i in instructions)):
+        counts[ref.slot] = counts.get(ref.slot, 0) + 1
+    return counts
+
+
+# ---- 2. constants of one value, and products by one ----
+
+
+def simplify(instructions, output, kinds):
+    """``instructions`` with each constant NumPy array that repeats one value (a broadcast, such as
+    the cotangent a sum hands back) replaced by that value as a NumPy scalar of its dtype where it
+    does not set the result's shape (the same result, no array kept by the program, and the call
+    can join a fused chain), and each product by one that leaves its other argument's kind as it
+    was removed (its reads go to that argument: ``x * 1`` is ``x`` exactly in IEEE arithmetic).
+    """
+    outputs = {ref.slot for ref in refs_in(output)}
+    renamed = {}
+    kept = []
+    for instruction in instructions:
+        if renamed and any(ref.slot in renamed for ref in arg_refs(instruction)):
+            instruction.args = tuple(_renamed(arg, renamed) for arg in instruction.args)
+            instruction.reads = None
+        if instruction.api is not None and type(instruction.fn) is _np.ufunc:
+            instruction.args = _scalar_constants(instruction, kinds)
+            same = _product_by_one(instruction, kinds)
+            if same is not None and instruction.out not in outputs:
+                renamed[instruction.out] = same
+                continue
+        kept.append(instruction)
+    return kept
+
+
+def _renamed(arg, renamed):
+    if type(arg) is Ref:
+        return Ref(renamed[arg.slot]) if arg.slot in renamed else arg
+    if type(arg) in (tuple, list):
+        return type(arg)(_renamed(item, renamed) for item in arg)
+    return arg
+
+
+def _scalar_constants(instruction, kinds):
+    args = instruction.args
+    for position, arg in enumerate(args):
+        if type(arg) is not _np.ndarray or arg.size == 0 or any(arg.strides):
+            continue
+        others = [_shape_of(other, kinds) for index, other in enumerate(args) if index != position]
+        if _np.broadcast_shapes(*others) == kinds[instruction.out][1]:
+            args = args[:position] + (arg[(0,) * arg.ndim],) + args[position + 1 :]
+    return args
+
+
+def _shape_of(arg, kinds):
+    if type(arg) is Ref:
+        shape = kinds[arg.slot][1]
+        return () if shape is None else shape  # a Python float
+    return _np.shape(arg)
+
+
+def _product_by_one(instruction, kinds):
+    """The slot ``instruction`` (a product) equals exactly, or None."""
+    if instruction.api != "multiply":
+        return None
+    for one, other in (instruction.args, reversed(instruction.args)):
+        if type(other) is Ref and type(one) is not Ref and _np.ndim(one) == 0 and one == 1:
+            if kinds[other.slot][:3] == kinds[instruction.out][:3]:
+                return other.slot
+    return None
+
+
+# ---- 3. fusion of elementwise chains ----
+
+#: Array API name -> the expression, in both ``numexpr`` and C (CuPy's kernels), of the call's arguments.
+EXPRESSIONS = {
+    "add": "({0} + {1})",
+    "subtract": "({0} - {1})",
+    "multiply": "({0} * {1})",
+    "divide": "({0} / {1})",
+    "negative": "(-{0})",
+    "greater": "({0} > {1})",
+    "greater_equal": "({0} >= {1})",
+    "less": "({0} < {1})",
+    "less_equal": "({0} <= {1})",
+    "where": "where({0}, {1}, {2})",
+}
+#: Functions of one argument fused on CuPy (C's names, the standard's). On NumPy they stay NumPy's
+#: calls: its SIMD loops compute them faster than numexpr's (``exp`` by a third, ``sqrt`` twice as fast,
+#: one thread each) and then equal the eager values bit for bit; numexpr fuses the arithmetic between them.
+FUNCTIONS = ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")
+FUNCTIONS += ("asin", "acos", "atan", "asinh", "acosh", "atanh")
+#: The smallest array (entries) worth a fused call: below it NumPy's per-call cost is smaller than the fuser's.
+FUSE_MIN_SIZE = 1 << 14
+
+
+def fused_expression(api, operands, c=False):
+    """The expression of one call on ``operands`` (source text), for numexpr or (``c``) CUDA C."""
+    if api in FUNCTIONS:
+        return f"{api}({operands[0]})"
+    if api == "pow":
+        return f"pow({operands[0]}, {operands[1]})" if c else f"({operands[0]} ** {operands[1]})"
+    if api == "square":
+        return f"({operands[0]} * {operands[0]})"
+    if api == "where" and c:
+        return f"({operands[0]} ? {operands[1]} : {operands[2]})"
+    return EXPRESSIONS[api].format(*operands)
+
+
+def fusable_api(api, backend_name):
+    return api in EXPRESSIONS or api in ("pow", "square") or (backend_name == "cupy" and api in FUNCTIONS)
+
+
+class Fuser:
+    """Fuses chains on one backend: ``numpy`` (numexpr) or ``cupy`` (an ElementwiseKernel)."""
+
+    def __init__(self, kinds, backend_name):
+        self.kinds = kinds
+        self.backend_name = backend_name
+
+    def fusable(self, instruction):
+        """Whether ``instruction`` may join a fused chain: elementwise, a large float64 (or boolean)
+        array result, its array arguments of the same dtypes."""
+        if not fusable_api(instruction.api, self.backend_name) or instruction.kwargs:
+            return False
+        kind = self.kinds[instruction.out]
+        if not self.is_array(kind) or str(kind[2]) not in ("float64", "bool") or math.prod(kind[1]) < FUSE_MIN_SIZE:
+            return False
+        return all(self.fusable_leaf(arg) for arg in instruction.args)
+
+    def is_array(self, kind):
+        return kind[0] is _np.ndarray if self.backend_name == "numpy" else kind[0].__module__.startswith("cupy")
+
+    def fusable_leaf(self, arg):
+        if type(arg) is Ref:
+            kind = self.kinds[arg.slot]
+            return (self.is_array(kind) or kind[0] is _np.float64) and str(kind[2]) in ("float64", "bool")
+        return type(arg) in (float, int, bool, _np.float64) and (type(arg) is not float or math.isfinite(arg))
+
+
+def fuse(instructions, output, kinds):
+    """``instructions`` with each chain of fusable calls (each value in it read once, by the next
+    call of the chain, and not an output) made one call; returns the new list."""
+    counts = use_counts(instructions, output)
+    producers = {}
+    fusers = {}
+    chained = set()  # slots computed inside a fused expression, never stored
+    for instruction in instructions:
+        name = _backend_name(kinds[instruction.out])
+        if instruction.api is None or name not in ("numpy", "cupy") or (name == "numpy" and numexpr is None):
+            continue
+        fuser = fusers.setdefault(name, Fuser(kinds, name))
+        if fuser.fusable(instruction):
+            producers[instruction.out] = instruction
+    for instruction in producers.values():
+        for ref in arg_refs(instruction):
+            if ref.slot in producers and counts.get(ref.slot) == 1:
+                chained.add(ref.slot)
+    fused = []
+    for instruction in instructions:
+        if instruction.out in chained:
+            continue
+        if instruction.out in producers and any(ref.slot in chained for ref in arg_refs(instruction)):
+            instruction = fused_instruction(instruction, producers, chained, fusers[_backend_name(kinds[instruction.out])])
+        fused.append(instruction)
+    return fused
+
+
+def _backend_name(kind):
+    module = getattr(kind[0], "__module__", "")
+    if kind[0] is _np.ndarray:
+        return "numpy"
+    return "cupy" if module.startswith("cupy") else None
+
+
+def fused_instruction(root, producers, chained, fuser):
+    """The one call computing ``root`` and the chained calls below it."""
+    leaves = []  # the arguments of the fused call: Refs and NumPy scalars, each once
+    names = {}
+    c = fuser.backend_name == "cupy"
+
+    def leaf(arg):
+        key = ("slot", arg.slot) if type(arg) is Ref else ("constant", id(arg))
+        if key not in names:
+            names[key] = f"a{len(leaves)}"
+            leaves.append(arg)
+        return names[key]
+
+    def expression(instruction):
+        operands = []
+        for arg in instruction.args:
+            if type(arg) is Ref and arg.slot in chained:
+                operands.append(expression(producers[arg.slot]))
+            elif type(arg) is Ref or type(arg) is _np.float64:
+                operands.append(leaf(arg))
+            elif type(arg) is bool:
+                operands.append(str(arg).lower() if c else str(arg))
+            else:
+                operands.append(repr(arg))
+        return fused_expression(instruction.api, operands, c)
+
+    source = expression(root)
+    dtypes = [fuser.kinds[arg.slot][2] if type(arg) is Ref else _np.dtype("float64") for arg in leaves]
+    out_dtype = fuser.kinds[root.out][2]
+    if fuser.backend_name == "numpy":
+        fn = numexpr_call(source, [f"a{i}" for i in range(len(leaves))], dtypes)
+    else:
+        fn = cupy_kernel(source, dtypes, out_dtype)
+    return Instruction(fn, tuple(leaves), {}, root.out, api="fused", inplace=fuser.backend_name == "numpy")
+
+
+def numexpr_call(source, names, dtypes):
+    """``fn(*arrays, out=None)``: ``source`` evaluated by numexpr, one pass over the arrays."""
+    compiled = numexpr.NumExpr(source, signature=[(name, dtype.type) for name, dtype in zip(names, dtypes)])
+
+    def fn(*arrays, out=None):
+        return compiled(*arrays, out=out, order="K", casting="safe", ex_uses_vml=False)
+
+    fn.__name__ = "numexpr"
+    fn.source = source
+    return fn
+
+
+def cupy_kernel(source, dtypes, out_dtype):
+    """``fn(*arrays)``: the C expression ``source`` as one CuPy ``ElementwiseKernel`` (which broadcasts
+    as NumPy does).
+
+    Not run by the test suite on machines without a GPU, so kept to the smallest C: the operators of
+    :data:`EXPRESSIONS`, ``pow``, the conditional for ``where``, and :data:`FUNCTIONS`, which CUDA's
+    math library has under the standard's names.
+    """
+    import cupy
+
+    params = ", ".join(f"{_c_type(dtype)} a{i}" for i, dtype in enumerate(dtypes))
+    kernel = cupy.ElementwiseKernel(params, f"{_c_type(out_dtype)} out", f"out = {source}", "adcore_jit_fused")
+
+    def fn(*arrays):
+        return kernel(*arrays)
+
+    fn.__name__ = "cupy_kernel"
+    return fn
+
+
+def _c_type(dtype):
+    return "bool" if str(dtype) == "bool" else "float64"
+
+
+# ---- 4. buffers (NumPy) ----
+
+
+def plan_buffers(instructions, output, kinds):
+    """Set ``out_buffer`` of each in-place capable call that can write into a dead buffer; return
+    the slots to release after each instruction (index -> slots), for the arrays not reused.
+
+    A buffer is the result of such a call (a fresh NumPy array, C-contiguous, as the eager call's
+    was); any other result may share memory with its array arguments, so a buffer is dead only
+    after the last use of every value that may share it. Outputs are never dead.
+    """
+    end = len(instructions)
+    last_use = {ref.slot: end for ref in refs_in(output)}
+    for index, instruction in enumerate(instructions):
+        for ref in arg_refs(instruction):
+            if last_use.get(ref.slot, -1) < end:
+                last_use[ref.slot] = index
+    shares = {}  # slot -> the buffers its value may share memory with
+    for instruction in instructions:
+        if instruction.inplace:
+            shares[instruction.out] = {instruction.out}
+        else:
+            shares[instruction.out] = set().union(*(shares.get(ref.slot, ()) for ref in arg_refs(instruction)))
+    buffer_end = {}
+    for slot, buffers in shares.items():
+        for buffer in buffers:
+            buffer_end[buffer] = builtins.max(buffer_end.get(buffer, -1), last_use.get(slot, -1))
+    dying = {}
+    for buffer, index in buffer_end.items():
+        if 0 <= index < end and _is_buffer(kinds[buffer]):
+            dying.setdefault(index, []).append(buffer)
+    free = {}  # (shape, dtype) -> dead buffers
+    released = {}
+    for index, instruction in enumerate(instructions):
+        kind = kinds[instruction.out]
+        if instruction.inplace and _is_buffer(kind):
+            key = (kind[1], kind[2])
+            own = [b for b in dying.get(index, ()) if (kinds[b][1], kinds[b][2]) == key and b in _arg_slots(instruction)]
+            if own:
+                instruction.out_buffer = own[0]
+                dying[index].remove(own[0])
+            elif free.get(key):
+                instruction.out_buffer = free[key].pop()
+        for buffer in dying.get(index, ()):
+            free.setdefault((kinds[buffer][1], kinds[buffer][2]), []).append(buffer)
+    reused = {instruction.out_buffer for instruction in instructions} - {None}
+    for index, instruction in enumerate(instructions):
+        for ref in arg_refs(instruction):
+            if last_use.get(ref.slot) == index and _releasable(kinds[ref.slot]) and ref.slot not in reused:
+                released.setdefault(index, set()).add(ref.slot)
+    return released
+
+
+def _arg_slots(instruction):
+    return {ref.slot for ref in arg_refs(instruction)}
+
+
+def _is_buffer(kind):
+    """A NumPy array of at least one dimension, C-contiguous (the layout of a fresh ufunc result)."""
+    return kind[0] is _np.ndarray and len(kind[1]) > 0 and kind[3]
+
+
+def _releasable(kind):
+    """Worth a ``del`` at its last use: an array of at least one dimension (scalars are cheaper kept)."""
+    return bool(kind[1]) and isinstance(kind[1], tuple)
+
+
+# ---- 5. the Python function ----
+
+_LITERAL_TYPES = (int, bool, str, type(None))
+
+
+def literal(value):
+    """``value`` as Python source if it reads back as the same object type and value, else None."""
+    kind = type(value)
+    if kind in _LITERAL_TYPES:
+        return repr(value)
+    if kind is float:
+        return repr(value) if math.isfinite(value) else None
+    if kind is tuple and builtins.all(literal(item) is not None for item in value):
+        return "(" + "".join(f"{literal(item)}, " for item in value) + ")"
+    return None
+
+
+class Writer:
+    """The source of the program and the globals it reads (functions and constants, by identity).
+
+    ``slot_name(slot)`` is how the function being written reads a slot: ``v7`` (a local), or
+    ``r[7]`` (the list through which the functions of a long program share their values).
+    """
+
+    def __init__(self):
+        self.globals = {"build_container": build_container, "snapshot_value": snapshot_value}
+        self.names = {}
+        self.slot_name = "v{}".format
+
+    def name_of(self, value, prefix):
+        key = id(value)
+        if key not in self.names:
+            self.names[key] = name = f"{prefix}{len(self.names)}"
+            self.globals[name] = value
+        return self.names[key]
+
+    def source(self, value, copy=False):
+        """An argument (or the output template) as source: slots by name, numbers as literals."""
+        kind = type(value)
+        if kind is Ref:
+            return self.slot_name(value.slot)
+        text = literal(value)
+        if text is not None:
+            return text
+        holds_refs = next(refs_in(value), None) is not None
+        if kind is tuple and holds_refs:
+            return "(" + "".join(f"{self.source(item, copy)}, " for item in value) + ")"
+        if kind is list and holds_refs:
+            return "[" + ", ".join(self.source(item, copy) for item in value) + "]"
+        if kind is dict and holds_refs:
+            return "{" + ", ".join(f"{self.source(k)}: {self.source(v, copy)}" for k, v in value.items()) + "}"
+        if isinstance(value, (tuple, list)) and holds_refs:
+            items = ", ".join(self.source(item, copy) for item in value)
+            return f"build_container({self.name_of(kind, 'C')}, [{items}])"
+        name = self.name_of(value, "C")
+        return f"snapshot_value({name})" if copy and snapshots.find(value) is not None else name
+
+    def call(self, instruction):
+        args = [self.source(arg) for arg in instruction.args]
+        args += [f"{key}={self.source(arg)}" for key, arg in (instruction.kwargs or {}).items()]
+        if instruction.out_buffer is not None:
+            args.append(f"out={self.slot_name(instruction.out_buffer)}")
+        return f"{self.name_of(instruction.fn, 'F')}({', '.join(args)})"
+
+
+#: Calls per compiled function. CPython's compiler takes memory and time in proportion to a function's
+#: length (about 4 kB a line while it runs), so a longer program is compiled as a chain of functions of
+#: this many calls, which share the values that cross from one to another through one list.
+CHUNK = 2000
+
+
+def write_functions(instructions, n_inputs, output, released, name):
+    """The program as Python: ``[(function name, source)]``, the entry point last, and their globals."""
+    writer = Writer()
+    inputs = ", ".join(f"v{slot}" for slot in range(n_inputs))
+    if len(instructions) <= CHUNK:
+        lines = [f"def {name}({inputs}):", *_body(writer, instructions, 0, released, set(), n_inputs)]
+        lines.append(f"    return {writer.source(output, copy=True)}")
+        return [(name, "\n".join(lines) + "\n")], writer.globals
+    chunks = [instructions[start : start + CHUNK] for start in range(0, len(instructions), CHUNK)]
+    produced = {instruction.out: k for k, chunk in enumerate(chunks) for instruction in chunk}
+    shared = {ref.slot for ref in refs_in(output)}
+    for k, chunk in enumerate(chunks):
+        shared.update(ref.slot for instruction in chunk for ref in arg_refs(instruction) if produced.get(ref.slot) != k)
+        shared.update(instruction.out_buffer for instruction in chunk if produced.get(instruction.out_buffer, k) != k)
+    functions = []
+    for k, chunk in enumerate(chunks):
+        local = {instruction.out for instruction in chunk}
+        writer.slot_name = lambda slot, local=local: f"v{slot}" if slot in local else f"r[{slot}]"
+        body = _body(writer, chunk, k * CHUNK, released, shared, n_inputs)
+        functions.append((f"{name}_{k}", "\n".join([f"def {name}_{k}(r):", *body]) + "\n"))
+    writer.slot_name = "r[{}]".format
+    size = builtins.max(produced) + 1
+    lines = [f"def {name}({inputs}):", f"    r = [{inputs}{', ' if n_inputs else ''}*[None] * {size - n_inputs}]"]
+    lines += [f"    {function}(r)" for function, _ in functions]
+    lines.append(f"    return {writer.source(output, copy=True)}")
+    return [*functions, (name, "\n".join(lines) + "\n")], writer.globals
+
+
+def _body(writer, instructions, start, released, shared, n_inputs):
+    """The lines of ``instructions`` (the first at index ``start`` of the program): each call, the
+    values other functions read put in ``r``, and each array released at its last use."""
+    lines = []
+    for index, instruction in enumerate(instructions, start):
+        lines.append(f"    v{instruction.out} = {writer.call(instruction)}")
+        if instruction.out in shared:
+            lines.append(f"    r[{instruction.out}] = v{instruction.out}")
+        for slot in sorted(released.get(index, ())):
+            if slot < n_inputs:
+                continue  # the caller holds the inputs
+            name = writer.slot_name(slot)
+            lines.append(f"    del {name}" if name.startswith("v") else f"    {name} = None")
+    return lines
+
+
+def build_program(recording, n_inputs, template):
+    """The replay function of ``recording``: takes the traced leaves, returns ``template``'s structure
+    (what the recorded function returned, its recorded values as :class:`Ref`; anything else is
+    returned as a constant, a mutable array copied at each call).
+    """
+    instructions = remove_dead(recording.instructions, template)
+    instructions = simplify(instructions, template, recording.kinds)
+    instructions = fuse(instructions, template, recording.kinds)
+    constants = Constants()
+    for instruction in instructions:
+        instruction.args = tuple(constants.frozen(arg) for arg in instruction.args)
+    released = plan_buffers(instructions, template, recording.kinds)
+    name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
+    functions, namespace = write_functions(instructions, n_inputs, template, released, name)
+    for _, source in functions:  # one at a time: the compiler's memory is that of one function
+        exec(compile(source, f"<adcore.jit of {recording.name}>", "exec"), namespace)
+    program = namespace[name]
+    program.source = "\n".join(source for _, source in functions)
+    program.instructions = len(instructions)
+    return program
+
+
+class Constants:
+    """The constant arrays of a program, each frozen once (closures are frozen at record time: a
+    snapshot of a writeable array, so later writes to the user's array are not seen).
+
+    Equal contiguous NumPy arrays share one copy: the snapshots the backward pass took of one
+    closed-over matrix (``A`` in ``A @ x``, kept by each rule that reads it, and its transpose)
+    become views of a single array, as in the hand-written code, which reads one ``A`` from the cache.
+    """
+
+    #: Entries below which sharing a copy is not worth hashing the array.
+    SHARED_MIN_SIZE = 1 << 12
+
+    def __init__(self):
+        self.by_content = {}
+
+    def frozen(self, arg):
+        if type(arg) is Ref or not hasattr(arg, "shape"):
+            return arg
+        if type(arg) is _np.ndarray:
+            if not arg.flags.writeable:
+                return arg  # a read-only NumPy array (a broadcast made while recording) is kept as it is
+            if arg.size >= self.SHARED_MIN_SIZE and (arg.flags.c_contiguous or arg.flags.f_contiguous):
+                return self.shared(arg)
+        return snapshot_value(arg)
+
+    def shared(self, arg):
+        """A read-only view, with ``arg``'s shape and strides, of one copy of ``arg``'s memory."""
+        memory = arg.ravel(order="K")
+        key = (arg.dtype.str, memory.size, hash(memory.tobytes()))
+        base = self.by_content.get(key)
+        if base is None or not _np.array_equal(base, memory):
+            base = self.by_content[key] = memory.copy()
+            base.flags.writeable = False
+        return _np.lib.stride_tricks.as_strided(base, shape=arg.shape, strides=arg.strides, writeable=False)

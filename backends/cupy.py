@@ -10,6 +10,8 @@ from .base import Backend
 
 
 class CuPyBackend(Backend):
+    numpy_namespace = cupy
+
     def __init__(self):
         cupy.cuda.runtime.getDeviceCount()
         super().__init__("cupy", array_api_compat.cupy)

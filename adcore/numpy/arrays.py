@@ -78,11 +78,17 @@ __all__ = [
 # ---- helpers ----
 
 
-def _index_like(index, a):
-    """The NumPy integer array ``index`` as an array of ``a``'s backend, on its device."""
+def _from_host(values, a, dtype=None):
+    """The NumPy data ``values`` as an array of ``a``'s backend (``a`` traced or not), on its device, in
+    ``dtype`` (a dtype of that backend; NumPy's own by default)."""
     value = getval(a)
-    backend = backend_of(value, op="index")
-    return backend.from_numpy(_np.asarray(index, dtype=_np.int64), device=backend.device(value))
+    backend = backend_of(value, op="constant")
+    return backend.from_numpy(_np.asarray(values), dtype=dtype, device=backend.device(value))
+
+
+def _index_like(index, a, dtype="int64"):
+    """The NumPy integer array ``index`` as an integer array (int64 unless ``dtype``) of ``a``'s backend, on its device."""
+    return _from_host(_np.asarray(index, dtype=dtype), a)
 
 
 def _true_positions(condition, a):

@@ -28,8 +28,9 @@ from backends import backend_of
 from ..core import getval, isbox, notrace_primitive
 from . import linalg
 from . import wrapper as anp
-from .arrays import _as_array_like, _host_values, _index_like, _no_out
+from .arrays import _as_array_like, _from_host, _host_values, _index_like, _no_out
 from .selection import searchsorted, take
+from .signatures import linspace
 
 __all__ = [
     "acos",
@@ -467,7 +468,7 @@ def polyder(p, m=1):
     p = _coefficients(p)
     for _ in range(m):
         n = anp.shape(p)[0] - 1
-        p = anp.multiply(p[:-1], _np.arange(n, 0, -1, dtype=float)) if n > 0 else anp.zeros_like(p[:1])
+        p = anp.multiply(p[:-1], _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
     return p
 
 
@@ -482,7 +483,7 @@ def polyint(p, m=1, k=None):
     p = _coefficients(p)
     for constant in constants[:m]:
         n = anp.shape(p)[0]
-        scaled = anp.divide(p, _np.arange(n, 0, -1, dtype=float))
+        scaled = anp.divide(p, _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
         p = anp.concatenate([scaled, anp.reshape(_as_array_like(constant, scaled), (1,))])
     return p
 
@@ -590,7 +591,7 @@ def roots(p):
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num)``: ``num`` numbers evenly spaced on a log scale."""
-    result = anp.power(base, anp.linspace(start, stop, num, endpoint=endpoint, axis=axis))
+    result = anp.power(base, linspace(start, stop, num, endpoint=endpoint, axis=axis))
     return result if dtype is None else anp.astype(result, dtype)
 
 
@@ -604,7 +605,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
             raise ValueError("geomspace: Geometric sequence cannot include zero")
         if builtins.all(_np.all(end < 0) for end in ends):
             sign, start, stop = -1.0, anp.negative(start), anp.negative(stop)
-    result = anp.exp(anp.linspace(anp.log(start), anp.log(stop), num, endpoint=endpoint, axis=axis))
+    result = anp.exp(linspace(anp.log(start), anp.log(stop), num, endpoint=endpoint, axis=axis))
     if num:
         ax = axis % anp.ndim(result)
         position = anp.reshape(_index_like(_np.arange(num), result), (-1,) + (1,) * (anp.ndim(result) - ax - 1))

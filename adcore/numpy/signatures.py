@@ -173,7 +173,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     centered = anp.subtract(a, center)
     squared = anp.real(anp.multiply(centered, anp.conj(centered))) if anp.iscomplexobj(a) else anp.square(centered)
     count = anp.sum(anp.astype(mask, getval(squared).dtype), axis=axis, keepdims=keepdims)
-    return anp.sum(anp.where(mask, squared, 0), axis=axis, keepdims=keepdims) / (count - ddof)
+    return anp.sum(anp.where(mask, squared, 0), axis=axis, keepdims=keepdims) / anp.maximum(count - ddof, 0)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE, correction=_NO_VALUE):

@@ -27,7 +27,7 @@ from backends import backend_of
 
 from ..core import getval, isbox
 from . import wrapper as anp
-from .passthrough import _check_order, indices
+from .passthrough import _check_order, host_values, indices
 from .selection import take, take_along_axis
 
 __all__ = [
@@ -145,7 +145,7 @@ row_stack = anp.vstack
 def unstack(x, /, *, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple (NumPy 2.1's ``unstack``)."""
     moved = anp.moveaxis(x, axis, 0)
-    return tuple(moved[i] for i in range(anp.shape(moved)[0]))
+    return tuple(moved[i, ...] for i in range(anp.shape(moved)[0]))
 
 
 def asanyarray(a, dtype=None, order=None, *, like=None):
@@ -170,7 +170,7 @@ def asarray_chkfinite(a, dtype=None, order=None):
     """``asarray(a, dtype)``, raising ``ValueError`` if it holds an infinity or NaN."""
     _check_order(order, "asarray_chkfinite")
     result = anp.asarray(a, dtype)
-    if not _np.all(_host_values(anp.isfinite(result))):
+    if not _np.all(host_values(anp.isfinite(result))):
         raise ValueError("array must not contain infs or NaNs")
     return result
 
@@ -280,11 +280,8 @@ class r_class:
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         if items and isinstance(items[0], str):
             axis, ndmin, trans1d = _directive(items.pop(0), axis, ndmin, trans1d)
-        pieces = [_r_piece(item, ndmin, trans1d) for item in items]
-        like = next((p for p in pieces if isbox(p)), None)
-        if like is not None:
-            pieces = [_as_array_like(p, like) for p in pieces]
-        return anp.concatenate(pieces, axis=axis)
+        like = next((item for item in items if isbox(item) or hasattr(item, "shape")), None)
+        return anp.concatenate([_r_piece(item, ndmin, trans1d, like) for item in items], axis=axis)
 
 
 class c_class(r_class):
@@ -304,16 +301,20 @@ def _directive(text, axis, ndmin, trans1d):
     return tuple(numbers) + (axis, ndmin, trans1d)[len(numbers) :]
 
 
-def _r_piece(item, ndmin, trans1d):
+def _r_piece(item, ndmin, trans1d, like):
+    """One item of ``r_`` as an array of at least ``ndmin`` dimensions, on ``like``'s backend and device
+    (if there is an array among the items): a Python scalar in ``like``'s dtype (NumPy's rule for scalars)."""
     if isinstance(item, slice):
         start = 0 if item.start is None else item.start
         step = 1 if item.step is None else item.step
-        if isinstance(step, complex):
-            item = anp.linspace(start, item.stop, int(abs(step)))
-        else:
-            item = anp.arange(start, item.stop, step)
-    elif not (isbox(item) or hasattr(item, "shape")):
+        count = int(abs(step)) if isinstance(step, complex) else None
+        item = _np.linspace(start, item.stop, count) if count is not None else _np.arange(start, item.stop, step)
+    if like is None and not (isbox(item) or hasattr(item, "shape")):
         item = anp.array(item)
+    elif like is not None and isinstance(item, (int, float, complex)):
+        item = _as_array_like(item, like)
+    elif like is not None and not (isbox(item) or backend_of(getval(item)) is backend_of(getval(like))):
+        item = _from_host(_np.asarray(item), like)
     n = anp.ndim(item)
     if n >= ndmin:
         return item
@@ -345,7 +346,7 @@ def choose(a, choices, out=None, mode="raise"):
         a = backend.clip(a, 0, n - 1)
     elif mode != "raise":
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
-    elif backend.name != "dask" and bool(backend.any((a < 0) | (a >= n))):
+    elif backend.name != "dask" and host_values(backend.any((a < 0) | (a >= n))):
         raise ValueError("choose: invalid entry in choice array")
     result = choices[0]
     for k in range(1, n):
@@ -386,7 +387,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     shape = anp.shape(x)
     if _is_one_condition(condlist, x):
         condlist = [condlist]
-    conditions = [_np.broadcast_to(_np.asarray(_host_values(c)), shape) for c in condlist]
+    conditions = [_np.broadcast_to(_np.asarray(host_values(c)), shape) for c in condlist]
     if len(funclist) == len(conditions) + 1:
         conditions.append(~_np.any(conditions, axis=0) if conditions else _np.ones(shape, dtype=bool))
     elif len(funclist) != len(conditions):
@@ -411,14 +412,6 @@ def _is_one_condition(condlist, x):
     return not (isinstance(first, list) or (hasattr(getval(first), "shape") and anp.ndim(first) > 0)) and anp.ndim(x) != 0
 
 
-def _host_values(value):
-    """The values of ``value`` (a number, a list, or an array of any backend, traced or not) as a NumPy
-    array, read on the host: for the few decisions NumPy itself makes on values before computing
-    (which elements each ``piecewise`` function gets, where ``delete`` cuts, a polynomial's leading zeros)."""
-    value = getval(value)
-    return backend_of(value).to_numpy(value) if hasattr(value, "shape") else _np.asarray(value)
-
-
 # ---- repetition, insertion, deletion ----
 
 
@@ -437,7 +430,7 @@ def delete(arr, obj, axis=None):
     if axis is None:
         arr, axis = anp.ravel(arr), 0
     length = anp.shape(arr)[axis]
-    kept = _np.delete(_np.arange(length), obj if isinstance(obj, slice) else _host_values(obj))
+    kept = _np.delete(_np.arange(length), obj if isinstance(obj, slice) else host_values(obj))
     return take(arr, _index_like(kept, arr), axis=axis)
 
 
@@ -454,7 +447,7 @@ def insert(arr, obj, values, axis=None):
     arr_size, values_size = anp.size(arr), anp.size(values)
     arr_labels = _np.arange(arr_size).reshape(anp.shape(arr))
     values_labels = (arr_size + _np.arange(values_size)).reshape(anp.shape(values))
-    obj = obj if isinstance(obj, (int, slice)) else _host_values(obj)
+    obj = obj if isinstance(obj, (int, slice)) else host_values(obj)
     labels = _np.insert(arr_labels, obj, values_labels, axis=axis)
     source = anp.concatenate([anp.ravel(arr), anp.ravel(values)], axis=0)
     return take(source, _index_like(labels, arr))
@@ -474,10 +467,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     index = [slice(None)] * n
     for ax in axes:
         held = backend.any(raw != 0, axis=tuple(a for a in range(n) if a != ax)) if n > 1 else raw != 0
-        along = backend.nonzero(held)[0]
-        count = int(along.shape[0])
-        start = (int(along[0]) if count else raw.shape[ax]) if "f" in trim else 0
-        stop = (int(along[count - 1]) + 1 if count else start) if "b" in trim else raw.shape[ax]
+        along = _np.flatnonzero(backend.to_numpy(held))  # one boolean per slice, read on the host
+        start = (int(along[0]) if along.size else raw.shape[ax]) if "f" in trim else 0
+        stop = (int(along[-1]) + 1 if along.size else start) if "b" in trim else raw.shape[ax]
         index[ax] = slice(start, builtins.max(start, stop))
     return filt[tuple(index)] if hasattr(getval(filt), "shape") else anp.array(filt)[tuple(index)]
 
@@ -490,7 +482,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     outer = anp.shape(moved)[:-1]
     if not outer:
         return func1d(moved, *args, **kwargs)
-    results = [func1d(moved[index], *args, **kwargs) for index in _np.ndindex(*outer)]
+    results = [func1d(moved[(*index, ...)], *args, **kwargs) for index in _np.ndindex(*outer)]
     stacked = anp.stack(results)
     result_nd = anp.ndim(stacked) - 1
     stacked = anp.reshape(stacked, outer + anp.shape(stacked)[1:])

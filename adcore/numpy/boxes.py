@@ -36,6 +36,7 @@ class ArrayBox(Box):
     device = property(lambda self: backend_of(getval(self)).device(getval(self)))
     itemsize = property(lambda self: self._value.itemsize)
     nbytes = property(lambda self: self._value.nbytes)
+    flat = property(lambda self: anp.ravel(self))  # indexing and iteration of the flattened array; not writable
 
     def __array_namespace__(self, api_version=None):
         """adcore's differentiable Array API namespace for this array's backend (see ``adcore.array_api``)."""
@@ -216,8 +217,29 @@ class ArrayBox(Box):
     def nonzero(self):
         return anp.nonzero(self)
 
-    def copy(self):
+    def copy(self, order="K"):
         return self
+
+    def __copy__(self):
+        return self  # immutable: its own copy
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def view(self, dtype=None, type=None):
+        """The array itself (a traced array is immutable); a view as another dtype or type is refused."""
+        if dtype is not None or type is not None:
+            raise TypeError("adcore: a traced array cannot be viewed as another dtype or type (that reinterprets its bytes)")
+        return self
+
+    def __contains__(self, value):
+        return bool(anp.any(anp.equal(self, value)))
+
+    def __divmod__(self, other):
+        return anp.floor_divide(self, other), anp.mod(self, other)
+
+    def __rdivmod__(self, other):
+        return anp.floor_divide(other, self), anp.mod(other, self)
 
     def argsort(self, axis=-1):
         return argsort(self, axis)

@@ -1041,7 +1041,7 @@ def eigvals(a):
         return w
     raw = getval(w)
     backend = backend_of(raw, op="eigvals")
-    return anp.real(w) if bool(backend.all(backend.imag(raw) == 0)) else w
+    return anp.real(w) if bool(backend.to_numpy(backend.all(backend.imag(raw) == 0))) else w
 
 
 def svdvals(x, /):
@@ -1067,7 +1067,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     backend = backend_of(A, op="matrix_rank")
     A = A if hasattr(A, "shape") else backend.asarray(A)
     if A.ndim < 2:
-        return int(not bool(backend.all(A == 0)))
+        return int(not bool(backend.to_numpy(backend.all(A == 0))))
     s = backend.abs(_linalg_fun("eigvalsh", A)(A)) if hermitian else svd(A, compute_uv=False)
     largest = backend.max(s, axis=-1, keepdims=True)
     if tol is None:

@@ -28,7 +28,8 @@ from backends import backend_of
 from ..core import getval, isbox, notrace_primitive
 from . import linalg
 from . import wrapper as anp
-from .arrays import _as_array_like, _from_host, _host_values, _index_like, _no_out
+from .arrays import _as_array_like, _from_host, _index_like, _no_out
+from .passthrough import host_values
 from .selection import searchsorted, take
 from .signatures import linspace
 
@@ -157,7 +158,10 @@ def ldexp(x1, x2, /):
 
 
 def _times_power_of_two(x, k):
-    """``x * 2**k`` in ``x``'s precision: two exact scalings by powers of two, each within range."""
+    """``x * 2**k`` in ``x``'s precision: two exact scalings by powers of two, each within range
+    (``k`` a Python integer, or an integer array of ``x``'s backend)."""
+    if not hasattr(k, "shape"):
+        return anp.multiply(anp.multiply(x, 2.0 ** (int(k) // 2)), 2.0 ** (int(k) - int(k) // 2))
     half = anp.floor_divide(k, 2)
     dtype = getval(x).dtype if hasattr(getval(x), "dtype") and _is_floating(x) else anp.float64
     return anp.multiply(anp.multiply(x, _power_of_two(half, dtype)), _power_of_two(anp.subtract(k, half), dtype))
@@ -165,7 +169,8 @@ def _times_power_of_two(x, k):
 
 @notrace_primitive
 def _power_of_two(k, dtype):
-    return anp.astype(anp.power(2.0, k), dtype) if hasattr(k, "shape") else 2.0**k
+    backend = backend_of(k, op="ldexp")
+    return backend.astype(backend.pow(2.0, backend.astype(k, backend.dtype(dtype))), backend.dtype(dtype))
 
 
 def frexp(x, /):
@@ -204,7 +209,7 @@ def real_if_close(a, tol=100):
     backend = backend_of(raw, op="real_if_close")
     if tol > 1:
         tol = backend.finfo(backend.real(raw).dtype).eps * tol
-    return anp.real(a) if bool(backend.all(backend.abs(backend.imag(raw)) < tol)) else a
+    return anp.real(a) if host_values(backend.all(backend.abs(backend.imag(raw)) < tol)) else a
 
 
 # ---- statistics ----
@@ -232,7 +237,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         factor = total - ddof
     else:
         factor = total - ddof * anp.sum(anp.multiply(weights, aweights)) / total
-    if not isbox(factor) and _np.all(_host_values(factor) <= 0):
+    if not isbox(factor) and _np.all(host_values(factor) <= 0):
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         factor = 0.0
     centered = anp.subtract(X, anp.expand_dims(mean, 1))
@@ -358,8 +363,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = y if isbox(y) or hasattr(y, "shape") else anp.array(y)
     n = anp.ndim(y)
     axis %= n
-    upper = y[(slice(None),) * axis + (slice(1, None),)]
-    lower = y[(slice(None),) * axis + (slice(None, -1),)]
+    upper, lower = y[anp._along(axis, slice(1, None), n)], y[anp._along(axis, slice(None, -1), n)]
     if x is None:
         d = dx
     else:
@@ -386,7 +390,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         period = builtins.abs(period)
         x = anp.remainder(x, period)
         xp = anp.remainder(xp, period)
-        order = _index_like(_np.argsort(_host_values(xp), kind="stable"), xp)
+        order = _index_like(_np.argsort(host_values(xp), kind="stable"), xp)
         xp, fp = take(xp, order), take(fp, order)
         xp = anp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
         fp = anp.concatenate([fp[-1:], fp, fp[:1]])
@@ -477,7 +481,7 @@ def polyint(p, m=1, k=None):
     ``m`` values, default 0) last."""
     if m < 0:
         raise ValueError("polyint: order of integral must be positive (see polyder)")
-    constants = [0.0] * m if k is None else [k] * m if _np.ndim(getval(k)) == 0 else list(k)
+    constants = [0.0] * m if k is None else [k] * m if anp.ndim(k) == 0 else list(k)
     if len(constants) < m:
         raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m")
     p = _coefficients(p)
@@ -503,7 +507,7 @@ def polydiv(u, v):
             remainder[k + j] = anp.subtract(remainder[k + j], anp.multiply(d, v[j]))
     q = anp.stack(quotient) if quotient else anp.zeros_like(u[:1])
     r = anp.stack(remainder)
-    while anp.shape(r)[0] > 1 and _np.allclose(_host_values(r[0]), 0, rtol=1e-14):
+    while anp.shape(r)[0] > 1 and _np.allclose(host_values(r[0]), 0, rtol=1e-14):
         r = r[1:]
     return q, r
 
@@ -557,7 +561,7 @@ def poly(seq_of_zeros):
     for i in range(anp.shape(zeros)[0]):
         a = anp.subtract(anp.pad(a, (0, 1)), anp.multiply(zeros[i], anp.pad(a, (1, 0))))
     if anp.iscomplexobj(a):
-        roots_ = _host_values(zeros)
+        roots_ = host_values(zeros)
         if _np.all(_np.sort(roots_) == _np.sort(roots_.conjugate())):
             a = anp.real(a)
     return a
@@ -569,7 +573,7 @@ def roots(p):
     p = _coefficients(p)
     if anp.ndim(p) != 1:
         raise ValueError("roots: input must be a rank-1 array.")
-    nonzero = _np.flatnonzero(_host_values(p))
+    nonzero = _np.flatnonzero(host_values(p))
     if nonzero.size == 0:
         return anp.array([])
     trailing = anp.shape(p)[0] - int(nonzero[-1]) - 1
@@ -579,7 +583,7 @@ def roots(p):
     n = anp.shape(p)[0]
     if n > 1:
         first_row = anp.reshape(anp.negative(p[1:]) / p[0], (1, n - 1))
-        shift = anp.eye_like(anp.reshape(p[1:], (1, n - 1)))[: n - 2]  # [I, 0]: the companion's subdiagonal
+        shift = anp.eye_like(anp.reshape(p[1:], (1, n - 1)))[: n - 2, :]  # [I, 0]: the companion's subdiagonal
         found = linalg.eigvals(anp.concatenate([first_row, shift], axis=0))
     else:
         found = anp.ravel(p)[:0]
@@ -600,7 +604,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     ``exp(linspace(log(start), log(stop)))`` with the ends exact."""
     sign = 1.0
     if not (anp.iscomplexobj(start) or anp.iscomplexobj(stop)):
-        ends = [_host_values(end) for end in (start, stop)]
+        ends = [host_values(end) for end in (start, stop)]
         if builtins.any(_np.any(end == 0) for end in ends):
             raise ValueError("geomspace: Geometric sequence cannot include zero")
         if builtins.all(_np.all(end < 0) for end in ends):
@@ -628,13 +632,15 @@ def bincount(x, weights=None, minlength=0):
     """The number of occurrences of each value in the non-negative integer ``x`` (int64), or, with
     ``weights``, the sum of the weights per value: differentiable in ``weights`` (a scatter-add)."""
     raw = getval(x)
-    raw = raw if hasattr(raw, "shape") else _np.asarray(raw, dtype=_np.int64)
+    if not hasattr(raw, "shape"):
+        on_weights = weights is not None and hasattr(getval(weights), "shape")
+        raw = _index_like(raw, weights) if on_weights else _np.asarray(raw, dtype=_np.int64)
     backend = backend_of(raw, op="bincount")
     if raw.ndim != 1:
         raise ValueError("bincount: x must be 1-d")
-    if raw.shape[0] and bool(backend.any(raw < 0)):
+    if raw.shape[0] and host_values(backend.any(raw < 0)):
         raise ValueError("bincount: 'list' argument must have no negative elements")
-    length = builtins.max(int(backend.max(raw)) + 1 if raw.shape[0] else 0, minlength)
+    length = builtins.max(int(host_values(backend.max(raw))) + 1 if raw.shape[0] else 0, minlength)
     if weights is None:
         ones = backend.ones(raw.shape, dtype=backend.dtype("float64"), device=backend.device(raw))
         return backend.astype(anp.untake(ones, raw, (length,)), backend.dtype("int64"))

@@ -178,6 +178,15 @@ def without_derivative(fun, name, reason, differentiable_args=None):
     return wrapped
 
 
+def host_values(value):
+    """The values of ``value`` (a number, a list, or an array of any backend and device, traced or not) as a
+    NumPy array, read on the host (``backend.to_numpy``): for the decisions NumPy itself makes on values
+    (which elements ``piecewise`` gives each function, a polynomial's leading zeros, whether all eigenvalues
+    are real), and the scalar tests that need a Python bool."""
+    value = getval(value)
+    return backend_of(value).to_numpy(value) if hasattr(value, "shape") else _np.asarray(value)
+
+
 def _map_arrays(convert, value):
     if isinstance(value, tuple):
         return tuple(_map_arrays(convert, item) for item in value)
@@ -220,7 +229,8 @@ globals().update({name: getattr(_np, name) for name in _NUMPY_OBJECTS if hasattr
 @notrace_primitive
 def finfo(dtype):
     """NumPy's ``finfo`` of a dtype, or of an array's (traced or not, of any backend) dtype."""
-    dtype = getattr(getval(dtype), "dtype", dtype)
+    value = getval(dtype)
+    dtype = value.dtype if hasattr(value, "shape") and not isinstance(value, type) else value  # an array's dtype
     try:
         return _np.finfo(dtype)
     except (TypeError, ValueError):
@@ -230,7 +240,8 @@ def finfo(dtype):
 @notrace_primitive
 def iinfo(dtype):
     """NumPy's ``iinfo`` of a dtype, or of an array's (traced or not, of any backend) dtype."""
-    dtype = getattr(getval(dtype), "dtype", dtype)
+    value = getval(dtype)
+    dtype = value.dtype if hasattr(value, "shape") and not isinstance(value, type) else value  # an array's dtype
     try:
         return _np.iinfo(dtype)
     except (TypeError, ValueError):
@@ -272,7 +283,7 @@ def digitize(x, bins, right=False):
     backend = backend_of(x, bins, op="digitize")
     bins = bins if hasattr(bins, "shape") else backend.asarray(bins)
     x = x if hasattr(x, "shape") else backend.asarray(x, dtype=bins.dtype)
-    if bins.shape[0] > 1 and bool(bins[-1] < bins[0]):
+    if bins.shape[0] > 1 and host_values(bins[-1] < bins[0]):
         return bins.shape[0] - _searchsorted(backend.flip(bins, axis=0), x, side="left" if right else "right")
     return _searchsorted(bins, x, side="left" if right else "right")
 
@@ -293,7 +304,7 @@ def nanargmin(a, axis=None, keepdims=False):
 
 def _no_all_nan(a, axis, name):
     backend = backend_of(a, op=name)
-    if backend.name != "dask" and bool(backend.any(backend.all(backend.isnan(a), axis=axis))):
+    if backend.name != "dask" and host_values(backend.any(backend.all(backend.isnan(a), axis=axis))):
         raise ValueError(f"{name}: All-NaN slice encountered")
 
 
@@ -348,25 +359,30 @@ def _creation_backend(like):
     return default_backend() if like is None else backend_of(getval(like), op="like")
 
 
+def _creation_device(backend, like, device):
+    """The device of a new array: ``device`` if given, else ``like``'s (None: the backend's default)."""
+    return device if device is not None or like is None else backend.device(getval(like))
+
+
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     """A new array of ``shape`` and ``dtype``, values unset, on the default backend (or ``like``'s), on ``device``."""
     _check_order(order, "empty")
     backend = _creation_backend(like)
-    return backend.empty(shape, dtype=backend.dtype(dtype), device=device)
+    return backend.empty(shape, dtype=backend.dtype(dtype), device=_creation_device(backend, like, device))
 
 
 def identity(n, dtype=None, *, like=None):
     """The ``n x n`` identity, float64 unless ``dtype`` is given, on the default backend (or ``like``'s)."""
     backend = _creation_backend(like)
-    return backend.eye(n, dtype=backend.dtype(float if dtype is None else dtype))
+    return backend.eye(n, dtype=backend.dtype(float if dtype is None else dtype), device=_creation_device(backend, like, None))
 
 
 def tri(N, M=None, k=0, dtype=float, *, like=None):
     """Ones at and below the ``k``-th diagonal of an ``N x M`` array, zeros above."""
     backend = _creation_backend(like)
-    xp = backend.xp
+    xp, device = backend.xp, _creation_device(backend, like, None)
     M = N if M is None else M
-    below = xp.reshape(xp.arange(M), (1, -1)) - xp.reshape(xp.arange(N), (-1, 1)) <= k
+    below = xp.reshape(xp.arange(M, device=device), (1, -1)) - xp.reshape(xp.arange(N, device=device), (-1, 1)) <= k
     return backend.astype(below, backend.dtype(dtype))
 
 

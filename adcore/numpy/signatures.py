@@ -24,7 +24,7 @@ from ..core import getval, isbox, notrace_primitive
 from . import einsum as _einsum
 from . import wrapper as anp
 from .linalg import _NO_VALUE
-from .passthrough import _check_order, _creation_backend
+from .passthrough import _check_order, _creation_backend, _creation_device
 from .selection import take as _take
 
 __all__ = [
@@ -316,7 +316,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
 
 def _made(make, like, device, dtype, *args, **kwargs):
     backend = _creation_backend(like)
-    return make(backend, *args, dtype=backend.dtype(dtype), device=device, **kwargs)
+    return make(backend, *args, dtype=backend.dtype(dtype), device=_creation_device(backend, like, device), **kwargs)
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
@@ -460,7 +460,7 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """``fill_value`` in an array of ``a``'s backend, device, shape (or ``shape``) and dtype (or ``dtype``);
     differentiable in a traced ``fill_value`` (broadcast to the shape)."""
-    if isbox(fill_value):
+    if isbox(fill_value) or hasattr(fill_value, "shape"):
         _check_order(order, "full_like")
         filled = anp.broadcast_to(fill_value, anp.shape(a) if shape is None else _shape_tuple(shape))
         return anp.astype(filled, getval(a).dtype if dtype is None else dtype)

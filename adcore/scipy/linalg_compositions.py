@@ -43,9 +43,9 @@ from ..core import getval, isbox, notrace_primitive
 from ..numpy import fft as _fft
 from ..numpy import linalg as _np_linalg
 from ..numpy import wrapper as anp
-from ..numpy.arrays import _as_array_like, _from_host, _host_values, _index_like
+from ..numpy.arrays import _as_array_like, _from_host, _index_like
 from ..numpy.linalg import _ct, _mm, _t
-from ..numpy.passthrough import _on_default_backend, unboxed, without_derivative
+from ..numpy.passthrough import _on_default_backend, host_values, unboxed, without_derivative
 from ..numpy.selection import take
 from .linalg import (
     _banded_to_dense,
@@ -146,7 +146,7 @@ def companion(a):
     if n < 2:
         raise ValueError("companion: the length of `a` must be at least 2.")
     first_row = anp.reshape(anp.negative(a[1:]) / a[0], (1, n - 1))
-    return anp.concatenate([first_row, anp.astype(anp.eye_like(first_row)[: n - 2], getval(first_row).dtype)], axis=0)
+    return anp.concatenate([first_row, anp.astype(anp.eye_like(first_row)[: n - 2, :], getval(first_row).dtype)], axis=0)
 
 
 def convolution_matrix(a, n, mode="full"):
@@ -247,7 +247,7 @@ def bandwidth(a):
     if int(rows.shape[0]) == 0:
         return 0, 0
     offsets = cols - rows
-    return builtins.max(int(backend.max(-offsets)), 0), builtins.max(int(backend.max(offsets)), 0)
+    return builtins.max(int(host_values(backend.max(-offsets))), 0), builtins.max(int(host_values(backend.max(offsets))), 0)
 
 
 def _symmetric_test(a, atol, rtol, transpose):
@@ -256,8 +256,8 @@ def _symmetric_test(a, atol, rtol, transpose):
         raise ValueError("Input array should be a square array.")
     difference = backend.abs(a - transpose(a))
     if not atol and not rtol:
-        return bool(backend.all(difference == 0))
-    return bool(backend.all(difference <= (atol or 0.0) + (rtol or 0.0) * backend.abs(a)))
+        return bool(host_values(backend.all(difference == 0)))
+    return bool(host_values(backend.all(difference <= (atol or 0.0) + (rtol or 0.0) * backend.abs(a))))
 
 
 @notrace_primitive
@@ -298,7 +298,7 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
 def _all_real(w):
     raw = getval(w)
     backend = backend_of(raw, op="eig")
-    return bool(backend.all(backend.imag(raw) == 0))
+    return bool(host_values(backend.all(backend.imag(raw) == 0)))
 
 
 def _homogeneous(w):
@@ -419,7 +419,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
 def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     """The pseudo-inverse, singular values at most ``atol + rtol * max(s)`` dropped (``rtol`` defaults to
     ``max(m, n) * eps`` when neither is given); with ``return_rank`` also the rank."""
-    s = _host_values(svdvals(a))
+    s = host_values(svdvals(a))
     largest = float(s.max()) if s.size else 0.0
     atol = 0.0 if atol is None else atol
     rtol = builtins.max(anp.shape(a)[-2:]) * _eps(a) if rtol is None and atol == 0.0 else rtol or 0.0
@@ -432,7 +432,7 @@ def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=T
     """The pseudo-inverse of the symmetric (Hermitian) ``a`` from its eigendecomposition, eigenvalues of
     magnitude at most ``atol + rtol * max|w|`` dropped."""
     w, v = eigh(a, lower=lower)
-    magnitudes = _np.abs(_host_values(w))
+    magnitudes = _np.abs(host_values(w))
     largest = float(magnitudes.max()) if magnitudes.size else 0.0
     rtol = anp.shape(a)[-1] * _eps(a) if rtol is None and not atol else rtol or 0.0
     kept = _np.flatnonzero(magnitudes > (atol or 0.0) + largest * rtol)
@@ -453,7 +453,7 @@ def polar(a, side="right"):
 
 
 def _rank_cut(s, rcond, a):
-    values = _host_values(s)
+    values = host_values(s)
     if rcond is None:
         rcond = _eps(a) * builtins.max(anp.shape(a))
     return int((values > (values.max() if values.size else 0.0) * rcond).sum())
@@ -500,7 +500,7 @@ def cdf2rdf(w, v):
     come in adjacent conjugate pairs ``(j, k)``, as SciPy's: ``wr`` has ``re(w)`` on its diagonal and
     ``im(w[j])``, ``im(w[k])`` at ``(j, k)``, ``(k, j)``; ``vr = re(v u)`` with ``u`` the identity but for
     ``u[j, j] = 1j/2, u[j, k] = 1/2, u[k, j] = -1j/2, u[k, k] = 1/2``."""
-    values = _host_values(w)
+    values = host_values(w)
     if values.ndim != 1:
         raise NotImplementedError("cdf2rdf: only a single eigendecomposition (1-d w) is supported")
     n = values.shape[0]
@@ -621,7 +621,7 @@ def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis
     if singular != "raise":
         raise NotImplementedError("solve_circulant: only singular='raise' is supported")
     spectrum = _fft.fft(c)
-    magnitudes = _np.abs(_host_values(spectrum))
+    magnitudes = _np.abs(host_values(spectrum))
     tol = anp.shape(c)[0] * _eps(c) * float(magnitudes.max()) if tol is None else tol
     if (magnitudes <= tol).any():
         raise _np.linalg.LinAlgError("near singular circulant matrix.")

@@ -12,6 +12,17 @@ from .protocol import array_function, array_ufunc
 from .selection import argpartition, argsort, searchsorted
 
 
+def _signature_method(name):
+    """The method ``name`` of traced arrays: ``adcore.numpy.name(self, ...)`` (NumPy's function of that name)."""
+    function = getattr(np_signatures, name)
+
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 class ArrayBox(Box):
     """A traced array: arithmetic operators, comparisons, indexing, ``len``,
     iteration and the array attributes (``shape ndim size dtype T``).
@@ -108,29 +119,10 @@ class ArrayBox(Box):
     __lt__ = lambda self, other: anp.less(self, other)  # noqa: E731
     __le__ = lambda self, other: anp.less_equal(self, other)  # noqa: E731
 
-    def sum(self, *args, **kwargs):
-        return np_signatures.sum(self, *args, **kwargs)
-
-    def mean(self, *args, **kwargs):
-        return np_signatures.mean(self, *args, **kwargs)
-
-    def prod(self, *args, **kwargs):
-        return np_signatures.prod(self, *args, **kwargs)
-
-    def max(self, *args, **kwargs):
-        return np_signatures.max(self, *args, **kwargs)
-
-    def min(self, *args, **kwargs):
-        return np_signatures.min(self, *args, **kwargs)
-
-    def ptp(self, *args, **kwargs):
-        return np_signatures.ptp(self, *args, **kwargs)
-
-    def all(self, *args, **kwargs):
-        return np_signatures.all(self, *args, **kwargs)
-
-    def any(self, *args, **kwargs):
-        return np_signatures.any(self, *args, **kwargs)
+    # the methods of the same names as NumPy's functions, with NumPy's signatures (signatures.py)
+    sum, mean, prod, max, min, ptp, all, any, var, std, cumsum, cumprod, clip, trace, argmax, argmin = map(
+        _signature_method, "sum mean prod max min ptp all any var std cumsum cumprod clip trace argmax argmin".split()
+    )
 
     def round(self, decimals=0, out=None):
         return np_signatures.round(self, decimals, out)
@@ -181,38 +173,14 @@ class ArrayBox(Box):
 
     conjugate = conj
 
-    def var(self, *args, **kwargs):
-        return np_signatures.var(self, *args, **kwargs)
-
-    def std(self, *args, **kwargs):
-        return np_signatures.std(self, *args, **kwargs)
-
-    def cumsum(self, *args, **kwargs):
-        return np_signatures.cumsum(self, *args, **kwargs)
-
-    def cumprod(self, *args, **kwargs):
-        return np_signatures.cumprod(self, *args, **kwargs)
-
-    def clip(self, *args, **kwargs):
-        return np_signatures.clip(self, *args, **kwargs)
-
     def swapaxes(self, axis1, axis2):
         return anp.swapaxes(self, axis1, axis2)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return anp.diagonal(self, offset, axis1, axis2)
 
-    def trace(self, *args, **kwargs):
-        return np_signatures.trace(self, *args, **kwargs)
-
     def repeat(self, repeats, axis=None):
         return anp.repeat(self, repeats, axis)
-
-    def argmax(self, *args, **kwargs):
-        return np_signatures.argmax(self, *args, **kwargs)
-
-    def argmin(self, *args, **kwargs):
-        return np_signatures.argmin(self, *args, **kwargs)
 
     def nonzero(self):
         return anp.nonzero(self)

@@ -229,23 +229,24 @@ globals().update({name: getattr(_np, name) for name in _NUMPY_OBJECTS if hasattr
 @notrace_primitive
 def finfo(dtype):
     """NumPy's ``finfo`` of a dtype, or of an array's (traced or not, of any backend) dtype."""
-    value = getval(dtype)
-    dtype = value.dtype if hasattr(value, "shape") and not isinstance(value, type) else value  # an array's dtype
-    try:
-        return _np.finfo(dtype)
-    except (TypeError, ValueError):
-        return default_backend().finfo(dtype)
+    return _type_info("finfo", dtype)
 
 
 @notrace_primitive
 def iinfo(dtype):
     """NumPy's ``iinfo`` of a dtype, or of an array's (traced or not, of any backend) dtype."""
-    value = getval(dtype)
-    dtype = value.dtype if hasattr(value, "shape") and not isinstance(value, type) else value  # an array's dtype
+    return _type_info("iinfo", dtype)
+
+
+def _type_info(kind, dtype):
+    """NumPy's ``finfo``/``iinfo`` of ``dtype``; for a dtype NumPy does not know (torch's), the backend's (that of
+    the array it came from, else the default backend)."""
+    array = dtype if hasattr(dtype, "shape") and not isinstance(dtype, type) else None
+    dtype = dtype if array is None else array.dtype
     try:
-        return _np.iinfo(dtype)
+        return getattr(_np, kind)(dtype)
     except (TypeError, ValueError):
-        return default_backend().iinfo(dtype)
+        return getattr(default_backend() if array is None else backend_of(array, op=kind), kind)(dtype)
 
 
 # ---- non-differentiable elementwise functions ----

@@ -92,22 +92,22 @@ def _mask(where, x):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The sum over ``axis`` (all axes when None) of the entries where ``where`` holds, plus ``initial``."""
-    _no_out(out, "sum")
-    a = anp._as_array(a)
-    if _given(where) and where is not True:
-        a = anp.where(_mask(where, a), a, 0)
-    result = anp.sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return anp.add(result, initial) if _given(initial) else result
+    return _masked(anp.sum, anp.add, 0, "sum", a, axis, dtype, out, keepdims, initial, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The product over ``axis`` of the entries where ``where`` holds, times ``initial``."""
-    _no_out(out, "prod")
+    return _masked(anp.prod, anp.multiply, 1, "prod", a, axis, dtype, out, keepdims, initial, where)
+
+
+def _masked(reduce, combine, identity, name, a, axis, dtype, out, keepdims, initial, where):
+    """``reduce`` of ``a`` with the entries outside ``where`` replaced by ``identity``, combined with ``initial``."""
+    _no_out(out, name)
     a = anp._as_array(a)
     if _given(where) and where is not True:
-        a = anp.where(_mask(where, a), a, 1)
-    result = anp.prod(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return anp.multiply(result, initial) if _given(initial) else result
+        a = anp.where(_mask(where, a), a, identity)
+    result = reduce(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return combine(result, initial) if _given(initial) else result
 
 
 def _extreme(reduce, combine, name, a, axis, out, keepdims, initial, where):

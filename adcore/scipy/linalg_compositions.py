@@ -45,6 +45,7 @@ from ..numpy import linalg as _np_linalg
 from ..numpy import wrapper as anp
 from ..numpy.arrays import _as_array_like, _from_host, _index_like
 from ..numpy.linalg import _ct, _mm, _t
+from ..numpy.numerics import _mode_slice
 from ..numpy.passthrough import _on_default_backend, host_values, unboxed, without_derivative
 from ..numpy.selection import take
 from .linalg import (
@@ -157,14 +158,7 @@ def convolution_matrix(a, n, mode="full"):
         raise ValueError("convolution_matrix: n must be positive and a not empty")
     values = anp.concatenate([_zeros(a, (n - 1,)), a, _zeros(a, (n - 1,))])
     full = _gathered(values, n - 1 + _np.arange(m + n - 1)[:, None] - _np.arange(n)[None, :])
-    if mode == "full":
-        return full
-    if mode == "same":
-        start = (builtins.min(n, m) - 1) // 2
-        return full[start : start + builtins.max(n, m)]
-    if mode == "valid":
-        return full[builtins.min(n, m) - 1 : builtins.max(n, m)]
-    raise ValueError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', not {mode!r}")
+    return _mode_slice(full, m, n, mode, "convolution_matrix")
 
 
 def fiedler(a):

@@ -66,12 +66,12 @@ def coverage():
         report[module_name] = {
             name: classify(fun, name)
             for name, fun in sorted(functions.items())
-            if callable(fun) and not inspect.isclass(fun) and not inspect.ismodule(fun) and _is_adcore(fun)
+            if callable(fun) and not inspect.isclass(fun) and not inspect.ismodule(fun) and is_adcore(fun)
         }
     return report
 
 
-def _is_adcore(fun):
+def is_adcore(fun):
     """Whether ``fun`` is adcore's (a primitive or a function of adcore), not NumPy's or SciPy's own object."""
     return hasattr(fun, "fun") or (getattr(fun, "__module__", None) or "").startswith("adcore")
 

@@ -119,6 +119,26 @@ def _as_array_like(x, like):
     return anp._as_arrays_like([like, x])[1]
 
 
+def _arrays(*values):
+    """``values`` as arrays: a traced number as a 0-d array, numbers and lists on the backend and device of
+    the first array among ``values`` (traced or not), else on the default backend, in NumPy's dtype for them."""
+    values = [_zero_dim(v) if isbox(v) and not hasattr(getval(v), "shape") else v for v in values]
+    like = next((v for v in values if isbox(v) or hasattr(v, "shape")), None)
+
+    def made(v):
+        if isbox(v) or hasattr(v, "shape"):
+            return v
+        return anp.array(v) if like is None else _from_host(_np.asarray(v), like)
+
+    return made(values[0]) if len(values) == 1 else [made(v) for v in values]
+
+
+def _zero_dim(number):
+    """A traced number as a 0-d array of the default backend: times a 0-d one (exact, differentiable)."""
+    backend = backend_of(getval(number), op="array")
+    return anp.multiply(number, backend.ones((), dtype=backend.dtype(type(getval(number)))))
+
+
 def _no_out(out, name):
     if out is not None:
         raise NotImplementedError(f"{name}: out= is not supported (adcore's arrays are not written into); use the result")
@@ -370,11 +390,13 @@ def select(condlist, choicelist, default=0):
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` (of the flattened ``a`` when None) where ``condition`` holds."""
     _no_out(out, "compress")
+    a = _arrays(a)
     return take(a, _true_positions(condition, a), axis=axis)
 
 
 def extract(condition, arr):
     """The elements of the flattened ``arr`` where the flattened ``condition`` holds."""
+    arr = _arrays(arr)
     return take(anp.ravel(arr), _true_positions(condition, arr))
 
 
@@ -512,6 +534,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
     Differentiable in the unique elements, gathered from their first occurrences.
     """
+    ar = _arrays(ar)
     raw = getval(ar)
     options = {"return_inverse": return_inverse, "return_counts": return_counts}
     options.update({"axis": axis} if axis is not None else {}, **({} if equal_nan else {"equal_nan": False}))
@@ -550,6 +573,7 @@ def _reshaped(raw, shape):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted values in both ``ar1`` and ``ar2``; differentiable through ``ar1``'s elements."""
+    ar1, ar2 = _arrays(ar1, ar2)
     raw1, raw2 = getval(ar1), getval(ar2)
     library = _Library("intersect1d", raw1, raw2)
     _, first1, first2 = library.intersect1d(raw1, raw2, assume_unique=assume_unique, return_indices=True)
@@ -559,11 +583,12 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 def union1d(ar1, ar2):
     """The sorted values in either array."""
-    return unique(anp.concatenate([anp.ravel(_as_array_like(ar1, ar2)), anp.ravel(_as_array_like(ar2, ar1))]))
+    return unique(anp.concatenate([anp.ravel(a) for a in _arrays(ar1, ar2)]))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
     """The unique values of ``ar1`` that are not in ``ar2``, sorted (in ``ar1``'s order if ``assume_unique``)."""
+    ar1, ar2 = _arrays(ar1, ar2)
     values = anp.ravel(ar1) if assume_unique else unique(ar1)
     raw, other = getval(values), getval(ar2)
     library = _Library("setdiff1d", raw, other)
@@ -572,6 +597,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the arrays."""
+    ar1, ar2 = _arrays(ar1, ar2)
     both = anp.concatenate([anp.ravel(a) if assume_unique else unique(a) for a in (ar1, ar2)])
     raw = getval(both)
     library = _Library("setxor1d", raw)

@@ -1143,7 +1143,15 @@ def trace(x, /, *, offset=0, dtype=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """``sum(conj(x1) * x2, axis)``, broadcasting the other axes."""
+    """``sum(conj(x1) * x2, axis)``, broadcasting the other axes.
+
+    Raises
+    ------
+    ValueError
+        If either input is 0-d (NumPy's rule: the vectors' axis must exist).
+    """
+    if anp.ndim(x1) == 0 or anp.ndim(x2) == 0:
+        raise ValueError(f"vecdot: both inputs need a vector axis, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
     return anp.sum(anp.multiply(anp.conj(x1), x2), axis=axis)
 
 

@@ -122,12 +122,19 @@ vecdot = linalg.vecdot
 
 def matvec(x1, x2, /):
     """The matrix-vector products of the stacks ``x1 (..., m, n)`` and ``x2 (..., n)``: ``(..., m)``."""
+    _core_dimensions("matvec", x1, 2, x2, 1)
     return anp.sum(anp.multiply(x1, anp.expand_dims(x2, -2)), axis=-1)
 
 
 def vecmat(x1, x2, /):
     """The vector-matrix products ``conj(x1) @ x2`` of the stacks ``x1 (..., n)`` and ``x2 (..., n, m)``: ``(..., m)``."""
+    _core_dimensions("vecmat", x1, 1, x2, 2)
     return anp.sum(anp.multiply(anp.expand_dims(anp.conj(x1), -1), x2), axis=-2)
+
+
+def _core_dimensions(name, x1, n1, x2, n2):
+    if anp.ndim(x1) < n1 or anp.ndim(x2) < n2:
+        raise ValueError(f"{name}: inputs need {n1} and {n2} dimensions at least, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
 
 
 # ---- elementwise ----

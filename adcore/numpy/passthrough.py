@@ -36,6 +36,7 @@ function is made with :func:`without_derivative`, recorded in
 """
 
 import functools
+import inspect
 
 import numpy as _np
 
@@ -62,8 +63,8 @@ def unboxed(value):
     """``value`` with every traced value in it (also inside lists, tuples and dicts) replaced by its value."""
     if type(value) in Box.types:
         return getval(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(unboxed(item) for item in value) if type(value) in (list, tuple) else value
+    if type(value) in (list, tuple):
+        return type(value)(unboxed(item) for item in value)
     if isinstance(value, dict):
         return {key: unboxed(item) for key, item in value.items()}
     return value
@@ -85,9 +86,7 @@ def traced_in(values):
     for value in values:
         if isbox(value):
             return True
-        if isinstance(value, dict):
-            value = value.values()
-        if isinstance(value, (list, tuple, type({}.values()))) and traced_in(value):
+        if isinstance(value, (list, tuple, dict)) and traced_in(value.values() if isinstance(value, dict) else value):
             return True
     return False
 
@@ -110,6 +109,7 @@ def on_backend(name):
         return backend_of(*arrays, op=name).numpy_function(name)(*args, **kwargs)
 
     doc = f"NumPy's ``{name}`` (not differentiable), computed by the library of its array arguments."
+    raw.__signature__ = inspect.signature(getattr(_np, name))
     return notrace_primitive(_named(raw, name, doc))
 
 
@@ -160,13 +160,18 @@ def in_place(name):
 
 
 def without_derivative(fun, name, reason, differentiable_args=None):
-    """``fun`` for values that are not traced; a traced argument (one named in ``differentiable_args``,
-    a tuple of keyword names, or any argument when it is None) raises ``NotImplementedError`` naming
-    ``name`` and ``reason``. Recorded in ``derivatives_not_implemented``."""
+    """``fun`` for values that are not traced; a traced argument (one of ``differentiable_args``, names of
+    parameters of ``fun``'s signature, or any argument when it is None) raises ``NotImplementedError``
+    naming ``name`` and ``reason``. Recorded in ``derivatives_not_implemented``."""
+    signature = None if differentiable_args is None else inspect.signature(fun)
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        checked = args + tuple(kwargs.values()) if differentiable_args is None else [kwargs.get(k) for k in differentiable_args]
+        if signature is None:
+            checked = args + tuple(kwargs.values())
+        else:
+            given = signature.bind_partial(*args, **kwargs).arguments
+            checked = [given.get(parameter) for parameter in differentiable_args]
         if traced_in(checked):
             raise NotImplementedError(
                 f"{name}: adcore has no derivative for it ({reason}); compute it outside the differentiated "
@@ -347,9 +352,10 @@ shares_memory = on_backend("shares_memory")
 isfortran = on_backend("isfortran")
 histogram_bin_edges = on_backend("histogram_bin_edges")
 _WEIGHTS = "a derivative in the weights would be a scatter-add of the cotangent per bin; use np.bincount(index, weights)"
-histogram = without_derivative(on_backend("histogram"), "histogram", _WEIGHTS, differentiable_args=("weights",))
-histogram2d = without_derivative(on_backend("histogram2d"), "histogram2d", _WEIGHTS, differentiable_args=("weights",))
-histogramdd = without_derivative(on_backend("histogramdd"), "histogramdd", _WEIGHTS, differentiable_args=("weights",))
+histogram, histogram2d, histogramdd = (
+    without_derivative(on_backend(name), name, _WEIGHTS, differentiable_args=("weights",))
+    for name in ("histogram", "histogram2d", "histogramdd")
+)
 
 
 # ---- creation ----

@@ -16,32 +16,34 @@ pointing to ``adcore.numpy``; so do the ufunc keywords adcore cannot honour
 ``subok``, ``signature``).
 """
 
+import functools
+import importlib
+
 import numpy as _np
 
 #: NumPy's modules whose functions are dispatched, and adcore's counterparts (module paths)
 _MODULES = {"numpy": "adcore.numpy", "numpy.linalg": "adcore.numpy.linalg", "numpy.fft": "adcore.numpy.fft"}
-_counterparts = {}  # NumPy function -> adcore function (filled on first use)
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all", "logical_or": "any"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 _UFUNC_DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "signature": None}
 
 
+@functools.cache
 def _counterpart_table():
     """NumPy function -> the adcore function of the same name and module, for every NumPy function that
-    adcore defines itself (its re-exports of NumPy's own objects are left out: they would call back here)."""
-    if not _counterparts:
-        import importlib
-
-        for numpy_path, adcore_path in _MODULES.items():
-            source, target = importlib.import_module(numpy_path), importlib.import_module(adcore_path)
-            for name in dir(source):
-                numpy_fun, adcore_fun = getattr(source, name), getattr(target, name, None)
-                if callable(numpy_fun) and adcore_fun is not None and adcore_fun is not numpy_fun:
-                    try:
-                        _counterparts[numpy_fun] = adcore_fun
-                    except TypeError:  # an unhashable callable: not a function NumPy dispatches
-                        pass
-    return _counterparts
+    adcore defines itself (its re-exports of NumPy's own objects are left out: they would call back here).
+    Built on first use; a thread that comes meanwhile builds its own, complete, copy."""
+    table = {}
+    for numpy_path, adcore_path in _MODULES.items():
+        source, target = importlib.import_module(numpy_path), importlib.import_module(adcore_path)
+        for name, numpy_fun in list(vars(source).items()):  # vars: no lazy import of NumPy's submodules
+            adcore_fun = getattr(target, name, None)
+            if callable(numpy_fun) and adcore_fun is not None and adcore_fun is not numpy_fun:
+                try:
+                    table[numpy_fun] = adcore_fun
+                except TypeError:  # an unhashable callable: not a function NumPy dispatches
+                    pass
+    return table
 
 
 def _adcore_name(module, name):

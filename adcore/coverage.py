@@ -45,12 +45,10 @@ def classify(fun, name):
         return "not implemented"
     if fun in nondifferentiable:
         return "non-differentiable"
-    if name in CREATION:
-        return "creation"
     if hasattr(fun, "fun"):
         has_vjp, has_jvp = fun in primitive_vjps, fun in primitive_jvps
         return {(True, True): "vjp+jvp", (True, False): "vjp only", (False, True): "jvp only"}.get((has_vjp, has_jvp), "no rule")
-    return "composed"
+    return "creation" if name in CREATION else "composed"
 
 
 def coverage():

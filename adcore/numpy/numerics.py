@@ -324,13 +324,14 @@ def _full_convolution(long, short):
 
 
 def _mode_slice(full, n, m, mode, name):
+    """The rows of the full convolution of sequences of lengths ``n`` and ``m`` that ``mode`` keeps."""
     if mode == "full":
         return full
     if mode == "same":
         start = (builtins.min(n, m) - 1) // 2
-        return full[start : start + builtins.max(n, m)]
+        return full[start : start + builtins.max(n, m), ...]
     if mode == "valid":
-        return full[builtins.min(n, m) - 1 : builtins.max(n, m)]
+        return full[builtins.min(n, m) - 1 : builtins.max(n, m), ...]
     raise ValueError(f"{name}: mode must be 'full', 'same' or 'valid', not {mode!r}")
 
 

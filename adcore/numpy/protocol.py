@@ -21,6 +21,9 @@ import importlib
 
 import numpy as _np
 
+from . import signatures
+from . import wrapper as anp
+
 #: NumPy's modules whose functions are dispatched, and adcore's counterparts (module paths)
 _MODULES = {"numpy": "adcore.numpy", "numpy.linalg": "adcore.numpy.linalg", "numpy.fft": "adcore.numpy.fft"}
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all", "logical_or": "any"}
@@ -69,10 +72,18 @@ def array_function(self, func, types, args, kwargs):
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    """``numpy.<ufunc>(...)`` (or one of its methods) with a traced operand: adcore's function of the same name."""
-    from . import signatures
-    from . import wrapper as anp
+    """``numpy.<ufunc>(...)`` (or one of its methods) with a traced operand: adcore's function of the same name.
 
+    ``raw * x`` comes here through NumPy's ufunc dispatch: a plain call (no keywords) goes straight to
+    the counterpart (one dictionary lookup); everything else through :func:`_ufunc_method`."""
+    if method == "__call__" and not kwargs:
+        target = _counterpart_table().get(ufunc)
+        if target is not None:
+            return target(*inputs)
+    return _ufunc_method(ufunc, method, inputs, kwargs)
+
+
+def _ufunc_method(ufunc, method, inputs, kwargs):
     name = ufunc.__name__
     numpy_name = (f"numpy.{name}" if hasattr(_np, name) else f"the ufunc {name!r}") + (
         "" if method == "__call__" else f".{method}"

@@ -27,7 +27,6 @@ raises ``TypeError`` (two namespaces), as for any two array types; take the
 namespace from the traced value alone, or wrap the raw one with ``xp.asarray``.
 """
 
-from collections import namedtuple
 from functools import cache, wraps
 
 from backends import backend_of, get_backend
@@ -40,11 +39,6 @@ from .numpy import linalg as anp_linalg
 __all__ = ["namespace"]
 
 API_VERSION = "2024.12"
-
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 # ---- differentiable functions whose NumPy name and signature are the standard's ----
 
@@ -190,22 +184,6 @@ def _cross(x1, x2, /, *, axis=-1):
     return anp.cross(x1, x2, axis=axis)
 
 
-def _eigh(x, /):
-    return EighResult(*anp_linalg.eigh(x))
-
-
-def _qr(x, /, *, mode="reduced"):
-    return QRResult(*anp_linalg.qr(x, mode=mode))
-
-
-def _slogdet(x, /):
-    return SlogdetResult(*anp_linalg.slogdet(x))
-
-
-def _svd(x, /, *, full_matrices=True):
-    return SVDResult(*anp_linalg.svd(x, full_matrices=full_matrices))
-
-
 def _svdvals(x, /):
     return anp_linalg.svd(x, compute_uv=False)
 
@@ -219,7 +197,7 @@ LINALG = {
     "cross": _cross,
     "det": anp_linalg.det,
     "diagonal": _diagonal,
-    "eigh": _eigh,
+    "eigh": anp_linalg.eigh,
     "eigvalsh": anp_linalg.eigvalsh,
     "inv": anp_linalg.inv,
     "matmul": anp.matmul,
@@ -228,10 +206,10 @@ LINALG = {
     "matrix_transpose": matrix_transpose,
     "outer": anp.outer,
     "pinv": _pinv,
-    "qr": _qr,
-    "slogdet": _slogdet,
+    "qr": anp_linalg.qr,
+    "slogdet": anp_linalg.slogdet,
     "solve": anp_linalg.solve,
-    "svd": _svd,
+    "svd": anp_linalg.svd,
     "svdvals": _svdvals,
     "tensordot": anp.tensordot,
     "trace": _trace,

@@ -38,9 +38,11 @@ GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "
 
 
 def classify(fun, name):
-    """The group of ``fun`` (see the module docstring)."""
+    """The group of ``fun`` (see the module docstring); a primitive untraced for some calls is
+    classified by its ``.primitive``."""
     from .numpy.passthrough import derivatives_not_implemented
 
+    fun = getattr(fun, "primitive", fun)
     if fun in derivatives_not_implemented:
         return "not implemented"
     if fun in nondifferentiable:

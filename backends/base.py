@@ -117,6 +117,11 @@ class Backend:
             raise NotImplementedError(f"{name}: the {self.name} backend has no NumPy function {name!r}")
         return fun
 
+    def set_recording(self, on):
+        """Turn this library's own autograd recording (torch's) on or off in this thread; return
+        whether it was on. Libraries that record nothing ignore it (see ``recording_paused``)."""
+        return False
+
     def synchronize(self):
         """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
 

@@ -13,9 +13,11 @@ Conventions
 -----------
 - Stacks of matrices ``(..., m, n)`` are supported wherever NumPy supports
   them (``lstsq`` is 2-d only, as in NumPy).
-- Functions with several outputs (``slogdet``, ``eigh``, ``svd``, ``qr``,
-  ``eig``, ``lstsq``) return plain tuples, not NumPy's named tuples: adcore
-  traces tuples item by item.
+- Functions with several outputs return NumPy 2's named tuples, traced or not
+  (``eigh(a).eigenvalues``, ``slogdet(a).logabsdet``, ``svd(a).S``, ``qr(a).R``,
+  ``eig(a).eigenvectors``), which unpack as tuples; their tangents are named tuples
+  of the same type, and a plain tuple is taken as their cotangent. ``lstsq``
+  returns a plain tuple, as NumPy does.
 - ``eigh``, ``eigvalsh`` and ``cholesky`` read one triangle of ``a`` (the
   lower one unless ``UPLO="U"``), as NumPy does; the raw functions make that
   explicit (they factor the symmetric matrix built from that triangle) so every
@@ -47,6 +49,7 @@ import builtins
 import math
 import numbers
 import operator
+from collections import namedtuple
 
 import numpy as _np
 
@@ -75,6 +78,14 @@ __all__ = [
     "svd",
     "vector_norm",
 ]
+
+
+#: NumPy 2's named results (``numpy.linalg._linalg``), also the Array API's.
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
 # ---- helpers: the backend's function, and matrix algebra with adcore functions ----
@@ -284,13 +295,13 @@ defjvp(det, jvp_det)
 
 @primitive
 def slogdet(a):
-    """``(sign, logabsdet)`` of each square matrix of ``a`` (real), as a plain tuple.
+    """``SlogdetResult(sign, logabsdet)`` of each square matrix of ``a`` (real).
 
     Derivative (Giles 2008): ``d logabsdet = sum(inv(a).T * da)``; ``sign`` is piecewise
     constant (derivative 0).
     """
     sign, logabsdet = _linalg_fun("slogdet", a)(a)
-    return (sign, logabsdet)
+    return SlogdetResult(sign, logabsdet)
 
 
 def grad_slogdet(ans, a):
@@ -301,7 +312,7 @@ def grad_slogdet(ans, a):
 def jvp_slogdet(g, ans, a):
     _real_only("slogdet", a)
     sign = ans[0]
-    return (anp.zeros_like(sign), anp.sum(anp.multiply(_t(inv(a)), g), axis=(-2, -1)))
+    return SlogdetResult(anp.zeros_like(sign), anp.sum(anp.multiply(_t(inv(a)), g), axis=(-2, -1)))
 
 
 defvjp(slogdet, grad_slogdet)
@@ -559,8 +570,9 @@ defjvp(cholesky, jvp_cholesky)
 
 @primitive
 def eigh(a, UPLO="L"):
-    """``(w, v)``: the eigenvalues (ascending) and eigenvectors (columns) of each real symmetric
-    matrix of ``a``, read from its lower (``UPLO="L"``) or upper triangle, as a plain tuple.
+    """``EighResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (ascending) and eigenvectors
+    ``v`` (columns) of each real symmetric matrix of ``a``, read from its lower (``UPLO="L"``) or
+    upper triangle.
 
     Derivative (Giles 2008, 3.1; Seeger et al. 2017), for distinct eigenvalues: with the
     symmetric tangent ``dS`` built from the triangle read and ``M = v.T dS v``,
@@ -575,7 +587,7 @@ def eigh(a, UPLO="L"):
         If ``UPLO`` is not ``"L"`` or ``"U"``.
     """
     w, v = _linalg_fun("eigh", a)(_symmetric_from(a, _lower_uplo(UPLO)))
-    return (w, v)
+    return EighResult(w, v)
 
 
 def grad_eigh(ans, a, UPLO="L"):
@@ -595,7 +607,7 @@ def jvp_eigh(g, ans, a, UPLO="L"):
     _real_only("eigh", a)
     w, v = ans
     m = _mm(_t(v), _symmetric_from(g, _lower_uplo(UPLO)), v)
-    return (_diagonal(m), _mm(v, anp.multiply(_inverse_gaps(w), m)))
+    return EighResult(_diagonal(m), _mm(v, anp.multiply(_inverse_gaps(w), m)))
 
 
 defvjp(eigh, grad_eigh)
@@ -637,7 +649,7 @@ defjvp(eigvalsh, jvp_eigvalsh)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """The singular value decomposition of each real matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
 
-    Returns the plain tuple ``(u, s, vh)`` with ``a = u[..., :k] * s @ vh[..., :k, :]``:
+    Returns ``SVDResult(U, S, Vh)``, ``(u, s, vh)`` with ``a = u[..., :k] * s @ vh[..., :k, :]``:
     ``u`` is ``(..., m, m)`` and ``vh`` ``(..., n, n)`` with ``full_matrices=True`` (NumPy's
     default), else ``(..., m, k)`` and ``(..., k, n)``; ``s`` (``(..., k)``, descending) alone
     when ``compute_uv=False``. ``hermitian`` is accepted for compatibility and ignored.
@@ -659,7 +671,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return fun(a)
     u, s, vh = fun(a, full_matrices=full_matrices)
-    return (u, s, vh)
+    return SVDResult(u, s, vh)
 
 
 def _svd_split(ans, full_matrices, m, n):
@@ -731,7 +743,7 @@ def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         du = anp.concatenate([du, anp.negative(_mm(u, _t(du), u_perp))], axis=-1)
     if v_perp is not None:
         dv = anp.concatenate([dv, anp.negative(_mm(v, _t(dv), v_perp))], axis=-1)
-    return (du, _diagonal(dp), _t(dv))
+    return SVDResult(du, _diagonal(dp), _t(dv))
 
 
 defvjp(svd, grad_svd)
@@ -742,7 +754,7 @@ defjvp(svd, jvp_svd)
 def qr(a, mode="reduced"):
     """The QR factorization of each real matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
 
-    ``mode="reduced"``: the plain tuple ``(q, r)``, ``q`` ``(..., m, k)`` with orthonormal
+    ``mode="reduced"``: ``QRResult(Q, R)``, ``(q, r)`` with ``q`` ``(..., m, k)`` with orthonormal
     columns and ``r`` ``(..., k, n)`` upper triangular; ``"complete"``: ``q`` ``(..., m, m)``
     and ``r`` ``(..., m, n)``; ``"r"``: ``r`` alone (as ``"reduced"``).
 
@@ -763,7 +775,7 @@ def qr(a, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r' (adcore does not support {mode!r})")
     q, r = _linalg_fun("qr", a)(a, mode="complete" if mode == "complete" else "reduced")
-    return r if mode == "r" else (q, r)
+    return r if mode == "r" else QRResult(q, r)
 
 
 def _qr_jvp_tall(q, r, da):
@@ -829,7 +841,7 @@ def jvp_qr(g, ans, a, mode="reduced"):
         q, r = qr(a)
         return _qr_jvp(q, r, a, g, False)[1]
     q, r = ans
-    return _qr_jvp(q, r, a, g, mode == "complete")
+    return QRResult(*_qr_jvp(q, r, a, g, mode == "complete"))
 
 
 defvjp(qr, grad_qr)
@@ -838,8 +850,8 @@ defjvp(qr, jvp_qr)
 
 @primitive
 def eig(a):
-    """``(w, v)``: the eigenvalues and right eigenvectors (unit-norm columns) of each square
-    matrix of ``a``, as a plain tuple of complex arrays.
+    """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` and right eigenvectors ``v``
+    (unit-norm columns) of each square matrix of ``a``, complex arrays.
 
     Unlike NumPy, the result is always complex (``complex64`` for ``float32``/``complex64``
     input, else ``complex128``), also when every eigenvalue is real, so its dtype does not
@@ -858,7 +870,7 @@ def eig(a):
     backend = backend_of(a, op="eig")
     single = str(a.dtype).split(".")[-1] in ("float32", "complex64")
     complex_dtype = backend.dtype("complex64" if single else "complex128")
-    return (backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))
+    return EigResult(backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))
 
 
 def grad_eig(ans, a):
@@ -881,7 +893,7 @@ def jvp_eig(g, ans, a):
     c = solve(v, _mm(anp.astype(g, getval(v).dtype), v))
     dv = _mm(v, anp.multiply(_inverse_gaps(w), c))
     radial = anp.real(anp.sum(anp.multiply(anp.conj(v), dv), axis=-2))
-    return (_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
+    return EigResult(_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
 
 
 defvjp(eig, grad_eig)

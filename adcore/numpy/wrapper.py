@@ -8,6 +8,7 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 """
 
 import builtins
+from functools import wraps
 
 import numpy as _np
 
@@ -25,6 +26,52 @@ def _elementwise(name, api_name=None):
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     return raw
+
+
+def _untraced_when(piecewise_constant):
+    """Decorate a primitive so that the calls for which ``piecewise_constant(*args, **kwargs)`` holds
+    compute on the raw values and return an untraced result; ``.primitive`` is the primitive
+    itself, which holds the rules.
+
+    Those calls make integer or boolean values (a cast to an integer dtype, a sum in one,
+    ``where(condition)``'s indices): piecewise constant in the inputs, so their derivative is zero
+    wherever it exists. Untraced, they carry no tangent or cotangent, and serve as indices, shapes
+    and factors in both modes and at every order (``x[x[0].astype(int)] * x ** 2``), as the
+    results of comparisons, ``floor`` and ``argmax`` do (``notrace_primitive``).
+    """
+
+    def decorate(traced):
+        raw = traced.fun
+
+        @wraps(raw)
+        def fun(*args, **kwargs):
+            try:
+                untraced = piecewise_constant(*args, **kwargs)
+            except TypeError:  # a call the function itself refuses (and names)
+                untraced = False
+            if untraced:
+                return raw(*map(getval, args), **kwargs)
+            return traced(*args, **kwargs)
+
+        fun.primitive = traced
+        return fun
+
+    return decorate
+
+
+def _exact_dtype(x, dtype):
+    """Whether ``dtype`` (read by the backend of ``x``) is an integer or boolean dtype; None is not."""
+    if dtype is None:
+        return False
+    backend = backend_of(getval(x))
+    try:
+        return _exact_dtypes[backend, dtype]
+    except KeyError:
+        exact = _exact_dtypes[backend, dtype] = not backend.isdtype(backend.dtype(dtype), ("real floating", "complex floating"))
+        return exact
+
+
+_exact_dtypes = {}  # (backend, dtype) -> whether it is an integer or boolean dtype
 
 
 # ---- differentiable elementwise functions ----
@@ -152,6 +199,7 @@ def angle(z, deg=False):
     return rad2deg(result) if deg else result
 
 
+@_untraced_when(lambda condition, x=None, y=None: x is None and y is None)
 @primitive
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
@@ -171,12 +219,14 @@ def clip(a, a_min, a_max):
 # ---- reductions ----
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def sum(x, axis=None, dtype=None, keepdims=False):
     backend = backend_of(x, op="sum")
     return backend.sum(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def prod(x, axis=None, dtype=None, keepdims=False):
     backend = backend_of(x, op="prod")
@@ -324,6 +374,10 @@ def matmul(a, b):
 
 @primitive
 def tensordot(a, b, axes=2):
+    """The sum of products over ``axes``: an int (the last ``axes`` of ``a`` with the first of ``b``), or a
+    pair of axes or of sequences of axes (NumPy's forms; an axis alone is made a sequence, the standard's form)."""
+    if not isinstance(axes, int):
+        axes = tuple((axis,) if isinstance(axis, int) else tuple(axis) for axis in axes)
     return backend_of(a, b, op="tensordot").tensordot(a, b, axes=axes)
 
 
@@ -781,8 +835,10 @@ def untake(g, index, x_shape):
 # ---- dtype ----
 
 
+@_untraced_when(_exact_dtype)
 @primitive
 def astype(x, dtype):
+    """``x`` cast to ``dtype``; a cast to an integer or boolean dtype is untraced (its derivative is zero)."""
     backend = backend_of(x, op="astype")
     return backend.astype(x, backend.dtype(dtype))
 
@@ -1071,5 +1127,5 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
 
-_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
+_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive", "wraps"}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

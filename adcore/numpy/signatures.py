@@ -184,12 +184,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
 def cumsum(a, axis=None, dtype=None, out=None):
     """The cumulative sum along ``axis`` (of the flattened ``a`` when None), in ``dtype`` if given."""
     _no_out(out, "cumsum")
+    a = anp._as_array(a)
     return anp.cumsum(a if dtype is None else anp.astype(a, dtype), axis=axis)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """The cumulative product along ``axis`` (of the flattened ``a`` when None), in ``dtype`` if given."""
     _no_out(out, "cumprod")
+    a = anp._as_array(a)
     return anp.cumprod(a if dtype is None else anp.astype(a, dtype), axis=axis)
 
 

@@ -126,29 +126,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     return anp.var(x, axis=axis, ddof=correction, keepdims=keepdims)
 
 
-def _cumulative(fun, initial):
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
-        if axis is None:
-            if anp.ndim(x) != 1:
-                raise ValueError(f"{fun.__name__}: axis is required for a {anp.ndim(x)}-d array (the standard's rule)")
-            axis = 0
-        if dtype is not None:
-            x = anp.astype(x, dtype)
-        result = fun(x, axis=axis)
-        if not include_initial:
-            return result
-        value = getval(x)
-        backend = backend_of(value)
-        shape = tuple(1 if i == axis % value.ndim else n for i, n in enumerate(value.shape))
-        first = backend.full(shape, initial, dtype=value.dtype, device=backend.device(value))
-        return anp.concatenate([first, result], axis=axis)
-
-    cumulative.__name__ = cumulative.__qualname__ = {"cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}[fun.__name__]
-    return cumulative
-
-
-cumulative_sum = _cumulative(anp.cumsum, 0)
-cumulative_prod = _cumulative(anp.cumprod, 1)
+cumulative_sum, cumulative_prod = anp.cumulative_sum, anp.cumulative_prod  # NumPy 2's are the standard's (and out=)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
@@ -166,25 +144,15 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def broadcast_arrays(*arrays):
-    shape = anp.broadcast_shapes(*(anp.shape(a) for a in arrays))
-    return [anp.broadcast_to(a, shape) for a in arrays]
+    return list(anp.broadcast_arrays(*arrays))
 
 
-def unstack(x, /, *, axis=0):
-    return tuple(anp.squeeze(part, axis=axis) for part in anp.split(x, anp.shape(x)[axis], axis=axis))
+unstack = anp.unstack
 
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate arrays from 1-d ``arrays`` (``"xy"``: the first two axes swapped, as NumPy's)."""
-    n = len(arrays)
-    shape = [anp.size(a) for a in arrays]
-    if indexing == "xy" and n > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    grids = []
-    for i, a in enumerate(arrays):
-        axis = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
-        grids.append(anp.broadcast_to(anp.reshape(a, tuple(-1 if j == axis else 1 for j in range(n))), tuple(shape)))
-    return grids
+    return list(anp.meshgrid(*arrays, indexing=indexing))
 
 
 def _holds_boxes(obj):

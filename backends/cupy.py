@@ -62,6 +62,8 @@ class CuPyBackend(Backend):
         When made on a machine without an NVIDIA GPU or its driver, saying so.
     """
 
+    numpy_namespace = property(lambda self: cupy)  # read when used: the CuPy check stands in for this module
+
     def __init__(self):
         try:
             devices = cupy.cuda.runtime.getDeviceCount()

@@ -34,6 +34,7 @@ from .base import Backend
 
 class DaskBackend(Backend):
     takes_numpy_arrays = True  # as Dask does (``dask_array @ numpy_array``): a constant wrapped lazily, on the host
+    numpy_namespace = dask.array
 
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)

@@ -53,6 +53,7 @@ import adcore.numpy as np
 import adcore.scipy.special as special
 import backends
 from adcore import grad, make_vjp, vjp
+from adcore.coverage import is_adcore
 from adcore.test_util import check_grads
 from specs import inputs
 
@@ -550,7 +551,7 @@ def _scalar_calls():
         warnings.simplefilter("ignore")
         for name in np.__all__:
             fun = getattr(np, name)
-            if not callable(fun) or isinstance(fun, type):
+            if not callable(fun) or isinstance(fun, type) or not is_adcore(fun):  # not NumPy objects adcore passes through
                 continue
             for args in ((0.5,), (0.5, 1.5)):
                 try:

@@ -51,6 +51,8 @@ import numbers
 import operator
 from collections import namedtuple
 
+import numpy as _np
+
 from backends import backend_of
 
 from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
@@ -1039,3 +1041,135 @@ def norm(x, ord=None, axis=None, keepdims=False):
         result = matrix_norm(moved, ord="fro" if ord is None else ord)
         return anp.expand_dims(result, tuple(sorted(axes))) if keepdims else result
     raise ValueError(f"norm: improper number of dimensions to norm ({nd}-d array, axis={axis})")
+
+
+# ---- the rest of numpy.linalg: compositions of the functions above ----
+
+LinAlgError = _np.linalg.LinAlgError
+test = _np.linalg.test
+
+
+def eigvals(a):
+    """The eigenvalues of each square matrix of ``a`` (those of :func:`eig`), real when ``a`` is real and
+    every eigenvalue is real, as NumPy's (read on the values; complex otherwise)."""
+    w = eig(a)[0]
+    if anp.iscomplexobj(a):
+        return w
+    raw = getval(w)
+    backend = backend_of(raw, op="eigvals")
+    return anp.real(w) if bool(backend.to_numpy(backend.all(backend.imag(raw) == 0))) else w
+
+
+def svdvals(x, /):
+    """The singular values of each matrix of ``x``, descending: ``svd(x, compute_uv=False)``."""
+    return svd(x, compute_uv=False)
+
+
+def cond(x, p=None):
+    """The condition number of each matrix of ``x``: the ratio of extreme singular values for ``p`` in
+    ``None, 2, -2``, else ``norm(x, p) * norm(inv(x), p)`` (square ``x``)."""
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    _square_matrix_shape(x, "cond")
+    return anp.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+@notrace_primitive
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The number of singular values of each matrix of ``A`` above ``tol`` (default ``rtol`` times the
+    largest, ``rtol`` defaulting to ``max(m, n) * eps``); for fewer than 2 dimensions, 1 unless all zero.
+    Not differentiable (an integer)."""
+    backend = backend_of(A, op="matrix_rank")
+    A = A if hasattr(A, "shape") else backend.asarray(A)
+    if A.ndim < 2:
+        return int(not bool(backend.to_numpy(backend.all(A == 0))))
+    s = backend.abs(_linalg_fun("eigvalsh", A)(A)) if hermitian else svd(A, compute_uv=False)
+    largest = backend.max(s, axis=-1, keepdims=True)
+    if tol is None:
+        eps = backend.finfo(s.dtype).eps
+        tol = largest * (builtins.max(A.shape[-2:]) * eps if rtol is None else rtol)
+    else:
+        tol = backend.asarray(tol)[..., None] if hasattr(tol, "shape") else tol
+    return backend.sum(backend.astype(s > tol, backend.dtype("int64")), axis=-1)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` as a linear map from its last axes to its first ``ind`` axes (NumPy's ``tensorinv``)."""
+    if ind <= 0:
+        raise ValueError("tensorinv: Invalid ind argument.")
+    shape = anp.shape(a)
+    rows = math.prod(shape[ind:])
+    return anp.reshape(inv(anp.reshape(a, (rows, -1))), shape[ind:] + shape[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """The ``x`` with ``tensordot(a, x, axes=x.ndim) == b`` (NumPy's ``tensorsolve``); ``axes`` are moved to the end first."""
+    n = anp.ndim(a)
+    if axes is not None:
+        rest = [k for k in range(n) if k not in [ax % n for ax in axes]]
+        a = anp.transpose(a, rest + [ax % n for ax in axes])
+    unknown_shape = anp.shape(a)[-(n - anp.ndim(b)) :]
+    size = math.prod(unknown_shape)
+    if anp.size(a) != size**2:
+        raise LinAlgError("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return anp.reshape(solve(anp.reshape(a, (size, size)), anp.ravel(b)), unknown_shape)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along ``axis`` (the Array API's ``linalg.cross``)."""
+    if anp.shape(x1)[axis] != 3 or anp.shape(x2)[axis] != 3:
+        raise ValueError(
+            f"cross: both inputs must be 3-vectors along axis {axis}, got shapes {anp.shape(x1)} and {anp.shape(x2)}"
+        )
+    return anp.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """The ``offset`` diagonal of each matrix of ``x`` (its last two axes)."""
+    return anp.diagonal(x, offset, -2, -1)
+
+
+def matmul(x1, x2, /):
+    """The matrix product, broadcast over leading axes."""
+    return anp.matmul(x1, x2)
+
+
+def matrix_transpose(x, /):
+    """Each matrix of ``x`` transposed."""
+    return anp.matrix_transpose(x)
+
+
+def outer(x1, x2, /):
+    """The outer product of two 1-d arrays."""
+    if anp.ndim(x1) != 1 or anp.ndim(x2) != 1:
+        raise ValueError(f"outer: inputs must be 1-d, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
+    return anp.outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``numpy.tensordot`` with the standard's keyword-only ``axes``."""
+    return anp.tensordot(x1, x2, axes=axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sum of the ``offset`` diagonal of each matrix of ``x``."""
+    result = anp.trace(x, offset, -2, -1)
+    return result if dtype is None else anp.astype(result, dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``sum(conj(x1) * x2, axis)``, broadcasting the other axes.
+
+    Raises
+    ------
+    ValueError
+        If either input is 0-d (NumPy's rule: the vectors' axis must exist).
+    """
+    if anp.ndim(x1) == 0 or anp.ndim(x2) == 0:
+        raise ValueError(f"vecdot: both inputs need a vector axis, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
+    return anp.sum(anp.multiply(anp.conj(x1), x2), axis=axis)
+
+
+__all__ += ["LinAlgError", "cond", "cross", "diagonal", "eigvals", "matmul", "matrix_rank", "matrix_transpose", "outer"]
+__all__ += ["svdvals", "tensordot", "tensorinv", "tensorsolve", "test", "trace", "vecdot"]

@@ -784,7 +784,8 @@ def _pad_piece(array, ax, width, before, mode, constant_values, size_):
 
 
 def diag(v, k=0):
-    """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with the 1-d ``v`` on it."""
+    """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with the 1-d ``v`` on it (``v`` may be a list)."""
+    v = _as_array(v)
     if ndim(v) == 2:
         return diagonal(v, k)
     n = shape(v)[0] + builtins.abs(k)
@@ -891,6 +892,7 @@ def _to_last_two(backend, x, axis1, axis2):
 
 
 def trace(x, offset=0, axis1=0, axis2=1):
+    x = _as_array(x)
     return sum(diagonal(x, offset, axis1, axis2), axis=-1)
 
 

@@ -1,4 +1,4 @@
-"""The Dirichlet distribution with concentrations ``alpha``: ``scipy.stats.dirichlet``'s ``logpdf`` and ``pdf``.
+"""The Dirichlet distribution with concentrations ``alpha``: ``scipy.stats.dirichlet``'s ``logpdf``, ``pdf`` and ``rvs``.
 
 Compositions of ``adcore.numpy`` and ``adcore.scipy.special`` functions,
 differentiable in ``x`` (``(alpha - 1) / x``) and ``alpha``
@@ -11,11 +11,16 @@ as autograd's). NaN where some ``alpha <= 0``. Only ``numpy`` and ``cupy`` have
 ``gammaln``.
 """
 
+import importlib
+
+from backends import backend_of
+
 from ...numpy import wrapper as anp
+from ...numpy.passthrough import _on_default_backend, without_derivative
 from ..special import gammaln, xlogy
 from ._util import promote, valid
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
 
 
 def logpdf(x, alpha):
@@ -43,3 +48,14 @@ def logpdf(x, alpha):
 def pdf(x, alpha):
     """``exp(logpdf(x, alpha))``."""
     return anp.exp(logpdf(x, alpha))
+
+
+def _rvs(alpha, size=1, random_state=None):
+    """SciPy's samples (``scipy.stats.dirichlet.rvs``: shape ``size + (K,)``, drawn by NumPy from
+    ``random_state``), on the default backend; ``alpha`` of any backend is read on the host."""
+    alpha = backend_of(alpha).to_numpy(alpha) if hasattr(alpha, "shape") else alpha
+    scipy_stats = importlib.import_module("scipy.stats")
+    return _on_default_backend(scipy_stats.dirichlet.rvs(alpha, size=size, random_state=random_state))
+
+
+rvs = without_derivative(_rvs, "scipy.stats.dirichlet.rvs", "a sample's derivative in alpha needs implicit reparametrization")

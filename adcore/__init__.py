@@ -8,6 +8,8 @@
 
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
+from .builtins import dict, isinstance, list, tuple, type  # noqa: A004 - autograd's top-level names, kept out of __all__
+from .core import primitive
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
 

@@ -24,7 +24,14 @@ class ArrayBox(Box):
     shape = property(lambda self: anp.shape(self._value))
     ndim = property(lambda self: anp.ndim(self._value))
     size = property(lambda self: anp.size(self._value))
-    dtype = property(lambda self: self._value.dtype)
+
+    @property
+    def dtype(self):
+        """The value's dtype; a traced Python scalar has its default-backend dtype (float64 for a float)."""
+        value = getval(self._value)
+        dtype = getattr(value, "dtype", None)
+        return anp.result_type(value) if dtype is None else dtype
+
     T = property(lambda self: anp.transpose(self))
     real = property(lambda self: anp.real(self))
     imag = property(lambda self: anp.imag(self))

@@ -13,6 +13,7 @@ import numpy as _np
 
 from backends import backend_of, default_backend
 
+from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
 
 
@@ -173,12 +174,16 @@ def clip(a, a_min, a_max):
 
 @primitive
 def sum(x, axis=None, dtype=None, keepdims=False):
+    if isinstance(x, (list, tuple)):  # a list, perhaps of traced values: made one (traced) array first
+        return sum(array(x), axis, dtype, keepdims)
     backend = backend_of(x, op="sum")
     return backend.sum(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
 
 @primitive
 def prod(x, axis=None, dtype=None, keepdims=False):
+    if isinstance(x, (list, tuple)):
+        return prod(array(x), axis, dtype, keepdims)
     backend = backend_of(x, op="prod")
     return backend.prod(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
@@ -187,6 +192,8 @@ def _reduction(name):
     """``name(x, axis=None, keepdims=False)`` of the backend of ``x`` (axis an int, a tuple or a list)."""
 
     def raw(x, axis=None, keepdims=False):
+        if isinstance(x, (list, tuple)):  # a list, perhaps of traced values: the primitive of an array
+            return globals()[name](array(x), axis, keepdims)
         return getattr(backend_of(x, op=name), name)(x, axis=_axis(axis), keepdims=keepdims)
 
     raw.__name__ = raw.__qualname__ = name
@@ -256,7 +263,7 @@ cumprod = primitive(_cumulative("cumprod", "cumulative_prod", "product"))
 
 
 def _nonnan_count(x, axis, keepdims):
-    return sum(astype(logical_not(isnan(x)), getval(x).dtype), axis=axis, keepdims=keepdims)
+    return sum(astype(logical_not(isnan(x)), result_type(getval(x))), axis=axis, keepdims=keepdims)
 
 
 def nansum(x, axis=None, keepdims=False):
@@ -422,12 +429,12 @@ def rot90(m, k=1, axes=(0, 1)):
 
 def atleast_1d(*arrays):
     result = [x if ndim(x) >= 1 else reshape(x, (1,)) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def atleast_2d(*arrays):
     result = [x if ndim(x) >= 2 else reshape(x, (1,) * (2 - ndim(x)) + shape(x)) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def atleast_3d(*arrays):
@@ -437,7 +444,7 @@ def atleast_3d(*arrays):
         return reshape(x, new_shape)
 
     result = [to_3d(x) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def hstack(arrays):
@@ -463,6 +470,13 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis=axis)
 
 
+def _array_list(arrays):
+    """A list of arrays, returned by a function such as ``split``: one traced list when an array is
+    traced (as autograd's primitives return it), so that a function returning it is differentiated
+    also by the engine's ``make_vjp``/``make_jvp``, which trace one value."""
+    return container(arrays)
+
+
 def _along(axis, index, n):
     """An index selecting ``index`` (an int or a slice) along ``axis`` of an ``n``-d array."""
     return (slice(None),) * (axis % n) + (index, ...)
@@ -479,7 +493,7 @@ def array_split(ary, indices_or_sections, axis=0):
             bounds.append(bounds[-1] + size_)
     else:
         bounds = [0, *indices_or_sections, length]
-    return [ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])]
+    return _array_list([ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])])
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -579,7 +593,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         first = subtract(f[_along(ax, slice(1, 2), nd)], f[_along(ax, slice(0, 1), nd)]) / h
         last = subtract(f[_along(ax, slice(-1, None), nd)], f[_along(ax, slice(-2, -1), nd)]) / h
         results.append(concatenate([first, inner, last], axis=ax))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else _array_list(results)
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
@@ -626,6 +640,7 @@ def _pad_piece(array, ax, width, before, mode, constant_values, size_):
 
 def diag(v, k=0):
     """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with the 1-d ``v`` on it."""
+    v = _as_array(v)
     if ndim(v) == 2:
         return diagonal(v, k)
     n = shape(v)[0] + builtins.abs(k)
@@ -784,6 +799,8 @@ def untake(g, index, x_shape):
 @primitive
 def astype(x, dtype):
     backend = backend_of(x, op="astype")
+    if not hasattr(x, "dtype"):  # a Python scalar (a traced float, or a rule's comparison of one)
+        return backend.asarray(x, dtype=backend.dtype(dtype))
     return backend.astype(x, backend.dtype(dtype))
 
 
@@ -993,7 +1010,9 @@ def full(shape, fill_value, dtype=None):
     (broadcast to ``shape`` on its own backend and device)."""
     if isbox(fill_value) or hasattr(fill_value, "shape"):
         filled = broadcast_to(fill_value, (shape,) if isinstance(shape, int) else tuple(shape))
-        return filled if dtype is None else astype(filled, dtype)
+        if dtype is not None:
+            return astype(filled, dtype)
+        return filled if isbox(filled) else backend_of(filled).asarray(filled, copy=True)  # writable, as NumPy's
     backend = default_backend()
     return backend.full(shape, fill_value, dtype=backend.dtype(dtype))
 
@@ -1016,7 +1035,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=float):
         backend = default_backend()
         return backend.linspace(start, stop, num, endpoint=endpoint, dtype=backend.dtype(dtype))
     backend = backend_of(*ends, op="linspace")
-    t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=ends[0].dtype, device=backend.device(ends[0]))
+    t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=result_type(ends[0]), device=backend.device(ends[0]))
     return add(start, multiply(subtract(stop, start), t))
 
 
@@ -1071,5 +1090,5 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
 
-_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
+_imported = {"builtins", "container", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

@@ -8,6 +8,8 @@ picks what is differentiated. The returned function is named
 
 from functools import wraps
 
+from backends import array_backend
+
 from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
 from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
@@ -70,6 +72,17 @@ def _check_differentiable(op, fun, argnum, x):
         )
 
 
+def _integer_array_as_float(x):
+    """``x``, or the integer array ``x`` converted to its library's default floating dtype (float64 for
+    NumPy): autograd differentiates integer arrays (``elementwise_grad(f)(np.arange(3))``), and the
+    derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``) and boolean
+    arrays are left to ``_check_differentiable``'s error, as autograd refuses them."""
+    backend = array_backend(x)
+    if backend is None or not backend.isdtype(x.dtype, "integral"):
+        return x
+    return backend.astype(x, backend.default_float(backend.device(x)))
+
+
 def unary_to_nary(unary_operator):
     """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``."""
     op = unary_operator.__name__
@@ -88,11 +101,13 @@ def unary_to_nary(unary_operator):
 
         @wraps(fun)
         def nary_f(*args, **kwargs):
+            args = list(args)
             for i in argnums:
                 if not -len(args) <= i < len(args):
                     raise TypeError(
                         f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
                     )
+                args[i] = _integer_array_as_float(args[i])
                 _check_differentiable(op, fun, i, args[i])
 
             def unary_f(x):
@@ -129,7 +144,7 @@ def _check_arrays(op, fun, x_vs, ans_vs=None):
 
 
 def _check_real_scalar(op, fun, ans, vs):
-    if vs.size != 1 or vs.iscomplex:
+    if vs.size != 1 or vs.iscomplex or not vs.differentiable:
         raise TypeError(
             f"{op} only applies to real scalar-output functions; {fun.__name__} returned a {_describe(ans)}. "
             "Try jacobian, elementwise_grad or holomorphic_grad."
@@ -278,7 +293,8 @@ def grad(fun, x):
     ------
     TypeError
         If ``fun`` returns a non-scalar or complex value (use ``jacobian`` or
-        ``elementwise_grad``), or the argument is not a float or complex value.
+        ``elementwise_grad``), or an integer or boolean one (``np.allclose(...)``,
+        whose derivative is undefined), or the argument is not a float or complex value.
 
     >>> float(grad(lambda x: x * x)(3.0))
     6.0

@@ -8,8 +8,13 @@
 
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
-from .builtins import dict, isinstance, list, tuple, type  # noqa: A004 - autograd's top-level names, kept out of __all__
-from .core import primitive
+# autograd's top-level names (explicit re-exports, kept out of __all__ so that a star import shadows no builtin)
+from .builtins import dict as dict
+from .builtins import isinstance as isinstance
+from .builtins import list as list
+from .builtins import tuple as tuple
+from .builtins import type as type
+from .core import primitive as primitive
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
 

@@ -94,7 +94,7 @@ CASES = [
     ),
     Good("tuple of scalars", lambda b: grad(lambda x: x[0] * x[1])((2.0, 5.0)), (5.0, 2.0), False),
     # ---- integer and boolean inputs
-    Good("integer array: differentiated in the default float dtype, as in autograd", lambda b: grad(f)(b.asarray([1, 2], "int64")), [2.0, 4.0]),
+    Good("integer array: differentiated as floats, as in autograd", lambda b: grad(f)(b.asarray([1, 2], "int64")), [2.0, 4.0]),
     Bad("boolean array", lambda b: grad(f)(b.asarray([True, False], "bool")), TypeError, NOT_FLOAT.format("bool")),
     Bad("Python int", lambda b: grad(f)(3), TypeError, NOT_FLOAT.format("int")),
     Bad("Python bool", lambda b: grad(f)(True), TypeError, NOT_FLOAT.format("bool")),

@@ -150,9 +150,7 @@ def convolve_reference(a, b, axes, dot_axes, mode):
     dots = int(numpy.prod(a.shape[len(ignore_a) : len(ignore_a) + len(dot_a)]))
     a = a.reshape((-1, dots) + a.shape[len(ignore_a) + len(dot_a) :])
     b = b.reshape((-1, dots) + b.shape[len(ignore_b) + len(dot_b) :])
-    out = numpy.array(
-        [[sum(scipy.signal.convolve(x[d], y[d], mode) for d in range(dots)) for y in b] for x in a]
-    )
+    out = numpy.array([[sum(scipy.signal.convolve(x[d], y[d], mode) for d in range(dots)) for y in b] for x in a])
     return out.reshape(a_ignored + b_ignored + out.shape[2:])
 
 

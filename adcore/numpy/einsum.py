@@ -123,7 +123,9 @@ def _sublist_letter(label, sublist):
     except TypeError:
         i = -1
     if not 0 <= i < len(LETTERS):
-        raise TypeError(f"einsum: a sublist holds integers from 0 to {len(LETTERS) - 1} and Ellipsis, got {label!r} in {sublist!r}")
+        raise TypeError(
+            f"einsum: a sublist holds integers from 0 to {len(LETTERS) - 1} and Ellipsis, got {label!r} in {sublist!r}"
+        )
     return LETTERS[i]
 
 

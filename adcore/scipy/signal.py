@@ -204,14 +204,16 @@ def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):
     dot_a, dot_b = _axis_list(dot_axes[0], len(a_shape)), _axis_list(dot_axes[1], len(b_shape))
     if len(conv_a) != len(conv_b) or len(dot_a) != len(dot_b):
         raise ValueError(f"convolve: axes {axes} and dot_axes {dot_axes} must pair as many axes of a as of b")
-    for used, n in ((conv_a + dot_a, len(a_shape)), (conv_b + dot_b, len(b_shape))):
-        if len(set(used)) != len(used):
-            raise ValueError(f"convolve: axes {axes} and dot_axes {dot_axes} name an axis twice")
+    if len(set(conv_a + dot_a)) < len(conv_a + dot_a) or len(set(conv_b + dot_b)) < len(conv_b + dot_b):
+        raise ValueError(f"convolve: axes {axes} and dot_axes {dot_axes} name an axis twice")
     sizes = [(a_shape[i], b_shape[j]) for i, j in zip(conv_a, conv_b)]
     if mode == "valid" and not (all(n >= m for n, m in sizes) or all(m >= n for n, m in sizes)):
         raise ValueError("convolve: for 'valid' mode, one must be at least as large as the other in every dimension")
     # the input with the smaller convolved extent is the filter: the windows of the other have its size
-    a_filters = all(n <= m for n, m in sizes) if mode == "valid" else math.prod(n for n, _ in sizes) <= math.prod(m for _, m in sizes)
+    if mode == "valid":
+        a_filters = all(n <= m for n, m in sizes)
+    else:
+        a_filters = math.prod(n for n, _ in sizes) <= math.prod(m for _, m in sizes)
     letters = iter(LETTERS)
     a_terms = {i: next(letters) for i in range(len(a_shape)) if i not in conv_a}
     b_terms = {j: next(letters) for j in range(len(b_shape)) if j not in conv_b}
@@ -221,16 +223,16 @@ def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):
     signal, filt = (b, a) if a_filters else (a, b)
     signal_axes, filter_axes = (conv_b, conv_a) if a_filters else (conv_a, conv_b)
     signal_terms, filter_terms = (b_terms, a_terms) if a_filters else (a_terms, b_terms)
+    signal_ndim = len(anp.shape(signal))
     window_terms, out_terms = [], []
     for signal_axis, filter_axis in zip(signal_axes, filter_axes):
-        n_filter = anp.shape(filt)[filter_axis]
-        signal, length = _windows(signal, signal_axis, n_filter, mode)
+        signal = _windows(signal, signal_axis, anp.shape(filt)[filter_axis], mode)
         filt = anp.flip(filt, filter_axis)
         signal_terms[signal_axis] = next(letters)
         out_terms.append(signal_terms[signal_axis])
         filter_terms[filter_axis] = next(letters)
         window_terms.append(filter_terms[filter_axis])
-    signal_subscripts = "".join(signal_terms[i] for i in range(len(anp.shape(signal)) - len(window_terms))) + "".join(window_terms)
+    signal_subscripts = "".join(signal_terms[i] for i in range(signal_ndim)) + "".join(window_terms)
     filter_subscripts = "".join(filter_terms[i] for i in range(len(anp.shape(filt))))
     out = einsum(f"{signal_subscripts},{filter_subscripts}->{''.join(ignored + out_terms)}", signal, filt)
     if mode != "same":
@@ -251,16 +253,16 @@ def _axis_list(axes, ndim):
 
 
 def _windows(signal, axis, n_filter, mode):
-    """``(windows, length)``: ``signal`` zero-padded along ``axis`` (by ``n_filter - 1`` on each side,
-    unless ``mode`` is ``"valid"``) and cut into its ``length`` windows of ``n_filter`` entries; the
-    windows' axis replaces ``axis`` and the entries within a window go last."""
+    """``signal`` zero-padded along ``axis`` (by ``n_filter - 1`` on each side, unless ``mode`` is
+    ``"valid"``) and cut into its windows of ``n_filter`` entries: the windows' axis replaces ``axis``
+    and the entries within a window go last."""
     if mode != "valid":
         widths = [(0, 0)] * len(anp.shape(signal))
         widths[axis] = (n_filter - 1, n_filter - 1)
         signal = anp.pad(signal, widths)
     length = anp.shape(signal)[axis] - n_filter + 1
     lead = (slice(None),) * axis
-    return anp.stack([signal[lead + (slice(j, j + length), ...)] for j in range(n_filter)], axis=-1), length
+    return anp.stack([signal[lead + (slice(j, j + length), ...)] for j in range(n_filter)], axis=-1)
 
 
 def _standard_convolve(backend, in1, in2, method):

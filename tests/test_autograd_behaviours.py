@@ -305,3 +305,38 @@ def test_container_types_test_plain_and_traced_containers():
     assert grad(fun)([1.0, 2.0]) == [0.0, 2.0]
     assert isinstance({}, adcore.dict) and isinstance((), adcore.tuple) and not isinstance([], adcore.dict)
     assert adcore.dict(a=1.0) == {"a": 1.0} and adcore.list() == []
+
+
+# ---- names autograd's tests and examples need (kept together: item 2 adds the others) ----
+
+
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x, y: np.r_[x, 0.5, y, 1:3],
+        lambda x, y: np.c_[x, y, x],
+        lambda x, y: np.row_stack([x, y]),
+        lambda x, y: np.select([x > 0.0, y > 0.0], [x * y, y], default=x),
+        lambda x, y: np.make_diagonal(x * y, axis1=-1, axis2=-2),
+    ],
+    ids=["r_", "c_", "row_stack", "select", "make_diagonal"],
+)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_names_the_alias_needs(fun, dtype, backend):
+    x = backend.asarray([0.3, -1.2, 0.8], dtype)
+    y = backend.asarray([-0.4, 0.9, 1.1], dtype)
+    expected = fun(backend.to_numpy(x).astype("float64"), backend.to_numpy(y).astype("float64"))
+    numpy.testing.assert_allclose(backend.to_numpy(fun(x, y)), expected, rtol=1e-6)
+    check_grads(fun, argnum=(0, 1), modes=["fwd", "rev"], order=2)(x, y)
+
+
+def test_names_that_are_numpys():
+    assert np.ndarray is numpy.ndarray and np.dtype is numpy.dtype and np.longdouble is numpy.longdouble
+    assert np.__version__ == numpy.__version__ and np.isrealobj(1.0) and not np.isrealobj(1j)
+    numpy.testing.assert_array_equal(np.r_[numpy.ones(2), 0:3, 2.0], numpy.r_[numpy.ones(2), 0:3, 2.0])
+    numpy.testing.assert_array_equal(np.c_[numpy.ones(2), numpy.zeros(2)], numpy.c_[numpy.ones(2), numpy.zeros(2)])
+    with pytest.raises(NotImplementedError, match="string directives"):
+        np.r_["0,2", numpy.ones(2)]
+    assert np.real_if_close(numpy.array([1.0 + 1e-3j])).dtype == numpy.complex128
+    check_grads(lambda x, y: np.real_if_close(x + 0j) * y, argnum=(0, 1))(numpy.array([0.3, -1.2]), numpy.array([0.5, 2.0]))
+    check_grads(lambda z: np.real_if_close(z * z), modes=["fwd", "rev"])(numpy.array([0.3 + 0.1j, -1.2j]))

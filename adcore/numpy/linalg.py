@@ -109,7 +109,7 @@ def _mm(*factors):
 
 def _diag(v):
     """The stack of diagonal matrices with ``v`` (``(..., n)``) on the diagonal: ``(..., n, n)``."""
-    return anp.multiply(anp.expand_dims(v, -1), anp.eye_like(v))
+    return anp.make_diagonal(v, axis1=-1, axis2=-2)
 
 
 def _diagonal(x):

@@ -464,6 +464,57 @@ def column_stack(arrays):
     return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in arrays], axis=1)
 
 
+row_stack = vstack
+
+
+class _Concatenator:
+    """``r_[...]`` and ``c_[...]``: NumPy's index-expression concatenation of arrays, scalars and
+    ranges (``r_[x, 0.0, 1:4]``), differentiable in the arrays. String directives are not supported."""
+
+    def __init__(self, name, columns):
+        self.name = name
+        self.columns = columns
+
+    def __getitem__(self, key):
+        items = []
+        for item in key if isinstance(key, tuple) else (key,):
+            if isinstance(item, str):
+                raise NotImplementedError(f"{self.name}: string directives such as {item!r} are not supported")
+            # a range start:stop:step as NumPy reads it (a complex step: a linspace), as a list of numbers
+            items.append(_np.r_[item].tolist() if isinstance(item, slice) else item)
+        items = _as_arrays_like(items)  # numbers on the backend, device and dtype of the first array
+        if self.columns:  # c_: 1-d arrays become columns, everything at least 2-d, joined along the last axis
+            return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in items], axis=-1)
+        return concatenate([atleast_1d(a) for a in items], axis=0)
+
+
+r_ = _Concatenator("r_", columns=False)
+c_ = _Concatenator("c_", columns=True)
+
+
+def select(condlist, choicelist, default=0):
+    """``choicelist[i]`` where ``condlist[i]`` is the first true condition, else ``default``
+    (NumPy's ``select``), as nested ``where``: differentiable in the choices and the default."""
+    result = default
+    for condition, choice in reversed(list(zip(condlist, choicelist))):
+        result = where(condition, choice, result)
+    return result
+
+
+def make_diagonal(D, offset=0, axis1=0, axis2=1):
+    """autograd's ``make_diagonal``: the stack of diagonal matrices with ``D``'s last axis on the
+    diagonal, shape ``D.shape + D.shape[-1:]`` (only ``offset=0, axis1=-1, axis2=-2``, as autograd).
+
+    Raises
+    ------
+    NotImplementedError
+        For other ``offset``, ``axis1`` or ``axis2``.
+    """
+    if not (offset == 0 and axis1 == -1 and axis2 == -2):
+        raise NotImplementedError("make_diagonal: only offset=0, axis1=-1, axis2=-2 are supported (as in autograd)")
+    return multiply(expand_dims(D, -1), eye_like(D))
+
+
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
@@ -811,6 +862,23 @@ imag = primitive(_elementwise("imag"))
 conj = conjugate = primitive(_elementwise("conj"))
 
 
+def real_if_close(a, tol=100):
+    """``real(a)`` when every imaginary part of ``a`` is within ``tol`` machine epsilons of 0 (decided
+    on the values), else ``a``; differentiable in ``a`` either way."""
+    if not iscomplexobj(a):
+        return a
+    raw = getval(a)
+    backend = backend_of(raw, op="real_if_close")
+    eps = float(_np.finfo(_np.dtype(str(real(raw).dtype).split(".")[-1])).eps)
+    return real(a) if bool(backend.all(backend.abs(backend.imag(raw)) < tol * eps)) else a
+
+
+@notrace_primitive
+def isrealobj(x):
+    """Whether ``x`` has no complex dtype (NumPy's ``isrealobj``)."""
+    return not iscomplexobj(x)
+
+
 @notrace_primitive
 def iscomplexobj(x):
     """Whether ``x`` has a complex dtype (Python ``complex`` included)."""
@@ -1089,6 +1157,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
 int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
+longdouble, clongdouble, ndarray, dtype = _np.longdouble, _np.clongdouble, _np.ndarray, _np.dtype
 
 _imported = {"builtins", "container", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

@@ -11,11 +11,12 @@ as autograd's). NaN where some ``alpha <= 0``. Only ``numpy`` and ``cupy`` have
 ``gammaln``.
 """
 
+from ...core import notrace_primitive
 from ...numpy import wrapper as anp
 from ..special import gammaln, xlogy
 from ._util import promote, valid
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
 
 
 def logpdf(x, alpha):
@@ -43,3 +44,11 @@ def logpdf(x, alpha):
 def pdf(x, alpha):
     """``exp(logpdf(x, alpha))``."""
     return anp.exp(logpdf(x, alpha))
+
+
+@notrace_primitive
+def rvs(alpha, size=1, random_state=None):
+    """Samples, SciPy's ``scipy.stats.dirichlet.rvs`` (NumPy arrays; not differentiable)."""
+    import scipy.stats  # only when sampling: importing scipy.stats takes a while
+
+    return scipy.stats.dirichlet.rvs(alpha, size=size, random_state=random_state)

@@ -37,6 +37,7 @@ __all__ = [
     "make_ggnvp",
     "make_hvp",
     "make_jvp",
+    "make_jvp_reversemode",
     "make_vjp",
     "multigrad_dict",
     "tensor_jacobian_product",
@@ -279,6 +280,21 @@ def make_jvp(fun, x):
     def jvp(v):
         return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
 
+    return jvp
+
+
+@unary_to_nary
+def make_jvp_reversemode(fun, x):
+    """``jvp(v)``: the derivative of ``fun`` at ``x`` along ``v``, as the VJP of the VJP (which is
+    linear in the cotangent, so its own VJP is the JVP): forward mode for functions whose primitives
+    have VJP rules only (autograd's ``make_jvp_reversemode``; J. Townsend, "A new trick for
+    calculating Jacobian vector products", 2017). Returns the tangent only, as autograd's does.
+
+    >>> float(make_jvp_reversemode(lambda x: x ** 3)(2.0)(1.0))
+    12.0
+    """
+    vjp, ans = _make_vjp(fun, x)
+    jvp, _ = _make_vjp(vjp, vspace(ans).zeros())
     return jvp
 
 

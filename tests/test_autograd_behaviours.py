@@ -172,6 +172,38 @@ def test_cotangent_of_a_python_complex_is_complex():
     assert vspace(g) == vspace(0.4 + 0.1j)
 
 
+def test_special_functions_of_a_python_complex_are_complex():
+    from adcore.scipy import special
+
+    assert numpy.iscomplexobj(special.erf(0.4 + 0.1j))
+    vjp, ans = make_vjp(special.erf, 0.4 + 0.1j)
+    assert vspace(vjp(vspace(ans).ones())) == vspace(0.4 + 0.1j)
+    check_grads(special.erfc, modes=["fwd", "rev"])(0.4 + 0.1j)
+
+
+def test_extended_precision_scalars_are_traced():
+    x = numpy.ones((2, 2), dtype=numpy.clongdouble)
+    assert grad(lambda x: np.real(np.sum(x * x)))(x).dtype == numpy.clongdouble
+    assert grad(lambda x: np.sum(x * x))(numpy.ones(2, dtype=numpy.float16)).dtype == numpy.float16
+
+
+@pytest.mark.parametrize(
+    "condition, x, y, expected",
+    [
+        (True, 1, 2, 1),
+        (True, 3.0, 4.0, 3.0),
+        (False, 1, 2.0, 2.0),
+        (True, [1, 2], [3, 4], [1, 2]),
+        ([True, False], 1.0, 2.0, [1.0, 2.0]),
+    ],
+)
+def test_where_of_python_values_gives_python_values(condition, x, y, expected):
+    """autograd's ``where``: with no array among its arguments, Python numbers and lists."""
+    result = np.where(condition, x, y)
+    assert result == expected and type(result) is type(expected)
+    assert type(np.where(True, numpy.float32(1.0), 2.0)) is numpy.ndarray
+
+
 # ---- functions that return lists of arrays, through the engine's make_vjp and make_jvp ----
 
 

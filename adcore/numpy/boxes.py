@@ -193,7 +193,17 @@ class ArrayBox(Box):
     item = _no_conversion
 
 
-SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longdouble, _np.complex64, _np.complex128)
+SCALAR_TYPES = (
+    float,
+    complex,
+    _np.float16,
+    _np.float32,
+    _np.float64,
+    _np.longdouble,
+    _np.complex64,
+    _np.complex128,
+    _np.clongdouble,
+)
 for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.bool_):
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)

@@ -156,11 +156,15 @@ def angle(z, deg=False):
 @primitive
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
-    alone, its ``nonzero`` indices (as NumPy's)."""
+    alone, its ``nonzero`` indices (as NumPy's). Of Python numbers and lists alone (no array),
+    the result is Python numbers and lists too, as autograd's ``where`` gives."""
     backend = backend_of(condition, x, y, op="where")
     if x is None and y is None:
         return backend.nonzero(condition)
-    return backend.where(condition, x, y)
+    result = backend.where(condition, x, y)
+    if not (_holds_arrays([condition]) or _holds_arrays([x]) or _holds_arrays([y])):
+        return backend.to_numpy(result).tolist()
+    return result
 
 
 @primitive
@@ -869,7 +873,7 @@ def real_if_close(a, tol=100):
         return a
     raw = getval(a)
     backend = backend_of(raw, op="real_if_close")
-    eps = float(_np.finfo(_np.dtype(str(real(raw).dtype).split(".")[-1])).eps)
+    eps = float(_np.finfo(_np.dtype(str(result_type(raw)).split(".")[-1])).eps)  # a complex dtype's is its parts'
     return real(a) if bool(backend.all(backend.abs(backend.imag(raw)) < tol * eps)) else a
 
 

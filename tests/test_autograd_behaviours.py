@@ -372,3 +372,18 @@ def test_names_that_are_numpys():
     assert np.real_if_close(numpy.array([1.0 + 1e-3j])).dtype == numpy.complex128
     check_grads(lambda x, y: np.real_if_close(x + 0j) * y, argnum=(0, 1))(numpy.array([0.3, -1.2]), numpy.array([0.5, 2.0]))
     check_grads(lambda z: np.real_if_close(z * z), modes=["fwd", "rev"])(numpy.array([0.3 + 0.1j, -1.2j]))
+
+
+def test_integer_types_cast_traced_values(backend):
+    """``np.int64(x)`` of a traced ``x`` is its value cast (autograd's integer types); the types stay
+    NumPy's dtypes for ``dtype=`` and ``astype`` on every backend."""
+    x = backend.asarray([[0.5, 2.0], [1.5, 0.0]])
+
+    def fun(x):
+        rows = np.int64(np.ravel(x)[:1] * 2.0) if backend.name == "numpy" else np.astype(np.ravel(x)[:1] * 2.0, np.int64)
+        assert str(rows.dtype).endswith("int64")
+        return np.sum(np.take(x, rows, axis=0))
+
+    numpy.testing.assert_allclose(backend.to_numpy(grad(fun)(x)), [[0.0, 0.0], [1.0, 1.0]])
+    assert numpy.dtype(np.int32) == numpy.int32 and np.zeros(2, dtype=np.int8).dtype == numpy.int8
+    assert type(np.int64(3)) is numpy.int64

@@ -1160,7 +1160,21 @@ def _holds_arrays(obj):
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
-int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
+bool_ = _np.bool_
+
+
+def _casting_int_type(int_type):
+    """NumPy's ``int_type`` (a dtype, ``np.int64(x)``), callable on traced values too: the cast reads
+    their value and is not differentiated (autograd's ``wrap_intdtype``). It is a subclass of
+    NumPy's type, so ``dtype=``, ``astype`` and ``numpy.dtype`` take it as NumPy's."""
+
+    def __new__(cls, *args, **kwargs):
+        return int_type(*map(getval, args), **kwargs)
+
+    return type(int_type.__name__, (int_type,), {"__new__": __new__, "__module__": __name__, "__doc__": int_type.__doc__})
+
+
+int8, int16, int32, int64 = map(_casting_int_type, (_np.int8, _np.int16, _np.int32, _np.int64))
 longdouble, clongdouble, ndarray, dtype = _np.longdouble, _np.clongdouble, _np.ndarray, _np.dtype
 
 _imported = {"builtins", "container", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}

@@ -350,8 +350,10 @@ def test_container_types_test_plain_and_traced_containers():
         lambda x, y: np.row_stack([x, y]),
         lambda x, y: np.select([x > 0.0, y > 0.0], [x * y, y], default=x),
         lambda x, y: np.make_diagonal(x * y, axis1=-1, axis2=-2),
+        lambda x, y: np.concatenate([np.ravel(g) for g in np.meshgrid(x, y[:2])]),
+        lambda x, y: np.concatenate([np.ravel(g) for g in np.meshgrid(x, y, x[:1], indexing="ij", sparse=True)]),
     ],
-    ids=["r_", "c_", "row_stack", "select", "make_diagonal"],
+    ids=["r_", "c_", "row_stack", "select", "make_diagonal", "meshgrid", "meshgrid_ij_sparse"],
 )
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_names_the_alias_needs(fun, dtype, backend):
@@ -370,6 +372,13 @@ def test_names_that_are_numpys():
     with pytest.raises(NotImplementedError, match="string directives"):
         np.r_["0,2", numpy.ones(2)]
     assert np.real_if_close(numpy.array([1.0 + 1e-3j])).dtype == numpy.complex128
+    assert np.seterr is numpy.seterr
+    for kwargs in ({}, {"indexing": "ij"}, {"sparse": True}):
+        grids, expected = (
+            np.meshgrid(numpy.arange(3.0), numpy.arange(2.0), **kwargs),
+            numpy.meshgrid(numpy.arange(3.0), numpy.arange(2.0), **kwargs),
+        )
+        assert all(numpy.array_equal(g, e) and g.shape == e.shape for g, e in zip(grids, expected))
     check_grads(lambda x, y: np.real_if_close(x + 0j) * y, argnum=(0, 1))(numpy.array([0.3, -1.2]), numpy.array([0.5, 2.0]))
     check_grads(lambda z: np.real_if_close(z * z), modes=["fwd", "rev"])(numpy.array([0.3 + 0.1j, -1.2j]))
 

@@ -505,6 +505,26 @@ def select(condlist, choicelist, default=0):
     return result
 
 
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors, as NumPy's ``meshgrid`` (a tuple; traced
+    when an input is): reshapes and, unless ``sparse``, broadcasts, so differentiable in ``xi``."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(xi)
+    shapes = [(1,) * i + (-1,) + (1,) * (n - i - 1) for i in range(n)]
+    if indexing == "xy" and n > 1:
+        shapes[0], shapes[1] = shapes[0][1::-1] + shapes[0][2:], shapes[1][1::-1] + shapes[1][2:]
+    grids = [reshape(x, s) for x, s in zip(xi, shapes)]
+    if not sparse:
+        full = tuple(builtins.max(shape(g)[i] for g in grids) for i in range(n))
+        grids = [broadcast_to(g, full) for g in grids]
+        grids = [g if isbox(g) else backend_of(g).asarray(g, copy=True) for g in grids] if copy else grids
+    return container(tuple(grids))
+
+
+seterr, geterr = _np.seterr, _np.geterr  # NumPy's floating-point error handling (the numpy backend's)
+
+
 def make_diagonal(D, offset=0, axis1=0, axis2=1):
     """autograd's ``make_diagonal``: the stack of diagonal matrices with ``D``'s last axis on the
     diagonal, shape ``D.shape + D.shape[-1:]`` (only ``offset=0, axis1=-1, axis2=-2``, as autograd).

@@ -27,7 +27,6 @@ raises ``TypeError`` (two namespaces), as for any two array types; take the
 namespace from the traced value alone, or wrap the raw one with ``xp.asarray``.
 """
 
-from collections import namedtuple
 from functools import cache, wraps
 
 from backends import backend_of, get_backend
@@ -40,11 +39,6 @@ from .numpy import linalg as anp_linalg
 __all__ = ["namespace"]
 
 API_VERSION = "2024.12"
-
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 # ---- differentiable functions whose NumPy name and signature are the standard's ----
 
@@ -132,29 +126,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     return anp.var(x, axis=axis, ddof=correction, keepdims=keepdims)
 
 
-def _cumulative(fun, initial):
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
-        if axis is None:
-            if anp.ndim(x) != 1:
-                raise ValueError(f"{fun.__name__}: axis is required for a {anp.ndim(x)}-d array (the standard's rule)")
-            axis = 0
-        if dtype is not None:
-            x = anp.astype(x, dtype)
-        result = fun(x, axis=axis)
-        if not include_initial:
-            return result
-        value = getval(x)
-        backend = backend_of(value)
-        shape = tuple(1 if i == axis % value.ndim else n for i, n in enumerate(value.shape))
-        first = backend.full(shape, initial, dtype=value.dtype, device=backend.device(value))
-        return anp.concatenate([first, result], axis=axis)
-
-    cumulative.__name__ = cumulative.__qualname__ = {"cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}[fun.__name__]
-    return cumulative
-
-
-cumulative_sum = _cumulative(anp.cumsum, 0)
-cumulative_prod = _cumulative(anp.cumprod, 1)
+cumulative_sum, cumulative_prod = anp.cumulative_sum, anp.cumulative_prod  # NumPy 2's are the standard's (and out=)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
@@ -172,25 +144,15 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def broadcast_arrays(*arrays):
-    shape = anp.broadcast_shapes(*(anp.shape(a) for a in arrays))
-    return [anp.broadcast_to(a, shape) for a in arrays]
+    return list(anp.broadcast_arrays(*arrays))
 
 
-def unstack(x, /, *, axis=0):
-    return tuple(anp.squeeze(part, axis=axis) for part in anp.split(x, anp.shape(x)[axis], axis=axis))
+unstack = anp.unstack
 
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate arrays from 1-d ``arrays`` (``"xy"``: the first two axes swapped, as NumPy's)."""
-    n = len(arrays)
-    shape = [anp.size(a) for a in arrays]
-    if indexing == "xy" and n > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    grids = []
-    for i, a in enumerate(arrays):
-        axis = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
-        grids.append(anp.broadcast_to(anp.reshape(a, tuple(-1 if j == axis else 1 for j in range(n))), tuple(shape)))
-    return grids
+    return list(anp.meshgrid(*arrays, indexing=indexing))
 
 
 def _holds_boxes(obj):
@@ -222,22 +184,6 @@ def _cross(x1, x2, /, *, axis=-1):
     return anp.cross(x1, x2, axis=axis)
 
 
-def _eigh(x, /):
-    return EighResult(*anp_linalg.eigh(x))
-
-
-def _qr(x, /, *, mode="reduced"):
-    return QRResult(*anp_linalg.qr(x, mode=mode))
-
-
-def _slogdet(x, /):
-    return SlogdetResult(*anp_linalg.slogdet(x))
-
-
-def _svd(x, /, *, full_matrices=True):
-    return SVDResult(*anp_linalg.svd(x, full_matrices=full_matrices))
-
-
 def _svdvals(x, /):
     return anp_linalg.svd(x, compute_uv=False)
 
@@ -251,7 +197,7 @@ LINALG = {
     "cross": _cross,
     "det": anp_linalg.det,
     "diagonal": _diagonal,
-    "eigh": _eigh,
+    "eigh": anp_linalg.eigh,
     "eigvalsh": anp_linalg.eigvalsh,
     "inv": anp_linalg.inv,
     "matmul": anp.matmul,
@@ -260,10 +206,10 @@ LINALG = {
     "matrix_transpose": matrix_transpose,
     "outer": anp.outer,
     "pinv": _pinv,
-    "qr": _qr,
-    "slogdet": _slogdet,
+    "qr": anp_linalg.qr,
+    "slogdet": anp_linalg.slogdet,
     "solve": anp_linalg.solve,
-    "svd": _svd,
+    "svd": anp_linalg.svd,
     "svdvals": _svdvals,
     "tensordot": anp.tensordot,
     "trace": _trace,

@@ -22,6 +22,7 @@ from .core import (
     getval,
     isbox,
     notrace_primitive,
+    output_joiners,
     primitive,
     snapshot_value,
     snapshots,
@@ -32,7 +33,7 @@ isinstance = notrace_primitive(builtins.isinstance)
 type = notrace_primitive(builtins.type)
 
 
-def _build(container_type, items):
+def build_container(container_type, items):
     """A ``container_type`` of ``items`` (a mapping's items for a dict type; positional fields for a namedtuple)."""
     if builtins.issubclass(container_type, builtins.dict):
         return container_type(items)
@@ -90,7 +91,7 @@ def _is_untake_zero(value):
 @primitive
 def make_container(container_type, keys, *values):
     """A ``container_type`` (a sequence type, or a dict type with ``keys``) of ``values``, traced item by item."""
-    return _build(container_type, values if keys is None else builtins.zip(keys, values))
+    return build_container(container_type, values if keys is None else builtins.zip(keys, values))
 
 
 defvjp(container_take, lambda ans, container, index: _untake_f(vspace(container), index))
@@ -188,8 +189,8 @@ def _container_snapshot(value):
     if all(copy is item for copy, item in zip(copies, items)):
         return value
     if builtins.isinstance(value, builtins.dict):
-        return _build(builtins.type(value), builtins.zip(keys, copies))
-    return _build(builtins.type(value), copies)
+        return build_container(builtins.type(value), builtins.zip(keys, copies))
+    return build_container(builtins.type(value), copies)
 
 
 snapshots.resolvers.append(lambda value: _container_snapshot if _container_box(value) else None)
@@ -221,8 +222,8 @@ class ContainerVSpace(VSpace):
 
     def rebuild(self, items):
         if self.keys is not None:
-            return _build(self.container_type, [(key, items[key]) for key in self.keys])
-        return _build(self.container_type, items)
+            return build_container(self.container_type, [(key, items[key]) for key in self.keys])
+        return build_container(self.container_type, items)
 
     def _map(self, fun, *containers):
         """A container of ``fun(item space, *items)``; traced when an item is (so a sum of
@@ -271,14 +272,36 @@ VSpace.mappings.resolvers.append(lambda value: ContainerVSpace if _container_box
 def container(value):
     """``value``, a (nested) container holding traced arrays, as one traced container.
 
-    A differentiated function may return a tuple, list or dict of traced
-    values; the operators call this on its output so that ``make_vjp`` sees a
-    single traced value. Containers holding anything else (strings, None) are
-    returned as they are.
+    Containers holding anything else (strings, None) are returned as they are.
     """
     if not _container_box(value) or not _traced_leaves(value):
         return value
     return _traced(value)
+
+
+def joined_output(value):
+    """A differentiated function's returned container as one traced value (``container``), so that
+    ``make_vjp`` and ``make_jvp`` differentiate each item and return no box (``output_joiners``).
+
+    Raises
+    ------
+    TypeError
+        If traced items sit beside an item that is no array or number (a string, None...): the
+        container cannot be one differentiable value, and returning it would leak traced values.
+    """
+    leaves = _leaves(value)
+    if builtins.any(isbox(leaf) for leaf in leaves):
+        other = next((leaf for leaf in leaves if not _is_array_or_number(leaf)), None)
+        if other is not None:
+            raise TypeError(
+                f"the differentiated function returned a {builtins.type(value).__name__} holding a "
+                f"{builtins.type(other).__name__} beside traced values; return arrays, scalars, or tuples, lists and dicts "
+                "of them (pass other values out through grad_and_aux or a closure)"
+            )
+    return container(value)
+
+
+output_joiners.resolvers.append(lambda value: joined_output if _container_box(value) else None)
 
 
 def _traced(value):
@@ -292,11 +315,14 @@ def _traced(value):
 def _traced_leaves(value):
     """Whether ``value``'s leaves are all arrays or numbers, at least one of them traced."""
     leaves = _leaves(value)
-    return builtins.any(isbox(leaf) for leaf in leaves) and builtins.all(
+    return builtins.any(isbox(leaf) for leaf in leaves) and builtins.all(_is_array_or_number(leaf) for leaf in leaves)
+
+
+def _is_array_or_number(leaf):
+    return (
         isbox(leaf)
         or builtins.hasattr(leaf, "shape")
         or builtins.isinstance(leaf, (builtins.int, builtins.float, builtins.complex))
-        for leaf in leaves
     )
 
 

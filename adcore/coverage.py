@@ -9,7 +9,12 @@ Every public function of the modules in ``MODULES`` (``adcore.numpy`` and its
 - ``composed``: a composition of primitives, so both modes come from their rules;
 - ``non-differentiable``: registered as such (``notrace_primitive``);
 - ``creation``: makes a new constant array (``zeros``, ``arange``, ...);
+- ``not implemented``: a derivative adcore declares it does not implement, with the reason
+  (``adcore.numpy.passthrough.derivatives_not_implemented``): it raises when differentiated;
 - ``no rule``: a primitive with neither rule.
+
+NumPy's and SciPy's own objects that adcore re-exports unchanged (``seterr``,
+``get_printoptions``, ...: they take no array) are not listed.
 
 A function in ``vjp+jvp`` or ``composed`` may still lack the derivative in an
 argument that has no closed form (``scipy.special.DERIVATIVES_NOT_IMPLEMENTED``,
@@ -28,20 +33,24 @@ STATS = ("beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "lo
 STATS += ("poisson", "t", "uniform")
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "scipy.linalg", "scipy.signal", "scipy.integrate", "scipy.special")
 MODULES += tuple(f"scipy.stats.{name}" for name in STATS)
-CREATION = frozenset("zeros ones full eye arange linspace eye_like".split())
-GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "creation", "no rule")
+CREATION = frozenset("zeros ones full eye arange linspace eye_like empty identity tri indices from_dlpack".split())
+GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "creation", "not implemented", "no rule")
 
 
 def classify(fun, name):
-    """The group of ``fun`` (see the module docstring)."""
+    """The group of ``fun`` (see the module docstring); a primitive untraced for some calls is
+    classified by its ``.primitive``."""
+    from .numpy.passthrough import derivatives_not_implemented
+
+    fun = getattr(fun, "primitive", fun)
+    if fun in derivatives_not_implemented:
+        return "not implemented"
     if fun in nondifferentiable:
         return "non-differentiable"
-    if name in CREATION:
-        return "creation"
     if hasattr(fun, "fun"):
         has_vjp, has_jvp = fun in primitive_vjps, fun in primitive_jvps
         return {(True, True): "vjp+jvp", (True, False): "vjp only", (False, True): "jvp only"}.get((has_vjp, has_jvp), "no rule")
-    return "composed"
+    return "creation" if name in CREATION else "composed"
 
 
 def coverage():
@@ -57,9 +66,14 @@ def coverage():
         report[module_name] = {
             name: classify(fun, name)
             for name, fun in sorted(functions.items())
-            if callable(fun) and not inspect.isclass(fun) and not inspect.ismodule(fun)
+            if callable(fun) and not inspect.isclass(fun) and not inspect.ismodule(fun) and is_adcore(fun)
         }
     return report
+
+
+def is_adcore(fun):
+    """Whether ``fun`` is adcore's (a primitive or a function of adcore), not NumPy's or SciPy's own object."""
+    return hasattr(fun, "fun") or (getattr(fun, "__module__", None) or "").startswith("adcore")
 
 
 def counts(report):
@@ -92,6 +106,9 @@ def main(argv=None):
     for module, groups in report.items():
         gaps = sorted(name for name, group in groups.items() if group in ("vjp only", "jvp only", "no rule"))
         console.print(f"{module}: without both rules: {', '.join(gaps) or 'none'}")
+        declared = sorted(name for name, group in groups.items() if group == "not implemented")
+        if declared:
+            console.print(f"{module}: derivative not implemented (raises when differentiated): {', '.join(declared)}")
     if "scipy.special" in report:
         from .scipy.special import DERIVATIVES_NOT_IMPLEMENTED
 

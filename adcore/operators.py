@@ -4,17 +4,26 @@ Each operator ``op(fun, argnum=0)`` returns a function taking ``fun``'s
 arguments; ``argnum`` (an int, or a tuple of ints for a tuple of arguments)
 picks what is differentiated. The returned function is named
 ``op_of_fun`` (``op_of_fun_wrt_argnum_N`` for ``argnum`` other than 0).
+
+Errors name the operator the user called and the user's function, also when
+the operator is built from others (``hessian`` is ``jacfwd`` of ``grad``:
+``_as_step_of``). What a function returns is checked in one place,
+``_output_space``: operators that need a scalar or an array refuse containers
+(a tuple of one item is not a scalar), the others differentiate them item by
+item. Operators, and the functions they return (``vjp``, ``jvp``, ``hvp``), run
+with the array libraries' own autograd (torch's) off: ``recording_paused``.
 """
 
 from functools import wraps
 
-from backends import array_backend
+from backends import array_backend, recording_paused
 
-from . import builtins as _builtins  # noqa: F401 - registers tuple/list/dict boxes, for tuple argnums
 from . import numpy as anp
-from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, isbox, primitive, toposort, trace, vspace
+from .builtins import build_container  # importing builtins registers tuple/list/dict boxes and joins returned containers
+from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, getval, isbox, primitive, toposort, trace, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .numpy.fft import _as_complex as _complex_array
 from .numpy.rules import batch_safe_vjps, cotangent_batch
 
 __all__ = [
@@ -47,8 +56,15 @@ __all__ = [
 ]
 
 
+def _name(fun):
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
 def _describe(x):
-    """``x`` in words for an error message: its type, and its dtype or value."""
+    """``x`` in words for an error message: its type, and its dtype or value (a traced value as its raw value)."""
+    x = getval(x)
+    if isinstance(x, (tuple, list, dict)):
+        return f"{type(x).__name__} of {len(x)} item{'' if len(x) == 1 else 's'}"
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return f"{type(x).__name__} {x!r}"
@@ -58,8 +74,12 @@ def _describe(x):
     return f"{type(x).__name__} of dtype {dtype} and shape {shape}"
 
 
-def _check_differentiable(op, fun, argnum, x):
-    where = f"{op}: argument {argnum} of {getattr(fun, '__name__', fun)}"
+def _with_article(words):
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
+
+
+def _check_differentiable(op, fun_name, argnum, x):
+    where = f"{op}: argument {argnum} of {fun_name}"
     try:
         vs = vspace(x)
     except TypeError:
@@ -85,80 +105,152 @@ def _integer_array_as_float(x):
 
 
 def unary_to_nary(unary_operator):
-    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``."""
-    op = unary_operator.__name__
+    """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ...)(*args, **kwargs)``.
+
+    ``unary_operator`` is called with a one-argument function that carries ``op`` (the
+    operator's name) and ``__name__`` (the user's function's): its error messages name both.
+    """
 
     @wraps(unary_operator)
     def nary_operator(fun, argnum=0, *nary_op_args, **nary_op_kwargs):
-        if not callable(fun):
-            raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
-        if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
-            raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
-
-        argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
-        if len(set(argnums)) != len(argnums):
-            raise TypeError(f"{op}: argnum {argnum!r} names an argument twice")
-        fun_name = getattr(fun, "__name__", type(fun).__name__)
-
-        @wraps(fun)
-        def nary_f(*args, **kwargs):
-            args = list(args)
-            for i in argnums:
-                if not -len(args) <= i < len(args):
-                    raise TypeError(
-                        f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
-                    )
-                args[i] = _integer_array_as_float(args[i])
-                _check_differentiable(op, fun, i, args[i])
-
-            def unary_f(x):
-                subargs = list(args)
-                for i, xi in zip(argnums, (x,) if isinstance(argnum, int) else x):
-                    subargs[i] = xi
-                return fun(*subargs, **kwargs)
-
-            unary_f.__name__ = fun_name
-
-            x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
-            return unary_operator(unary_f, x, *nary_op_args, **nary_op_kwargs)
-
-        nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
-        nary_f.__qualname__ = nary_f.__name__
-        nary_f.__doc__ = (
-            f"{op} of function {fun_name} with respect to argument number {argnum}. "
-            f"Takes the same arguments as {fun_name} but returns the {op}."
-        )
-        return nary_f
+        return _nary(unary_operator, unary_operator.__name__, _name(fun), fun, argnum, nary_op_args, nary_op_kwargs)
 
     return nary_operator
 
 
-def _check_arrays(op, fun, x_vs, ans_vs=None):
-    """Check that the input's space (and the output's, if given) are of arrays:
-    a Jacobian of containers would need a container of Jacobians."""
-    for what, vs in (("an argument", x_vs), ("an output", ans_vs)):
-        if vs is not None and not hasattr(vs, "shape"):
-            raise TypeError(
-                f"{op}: {fun.__name__} has {what} that is a container; Jacobians are taken of an array with "
-                "respect to an array: pass one argnum at a time and return one array"
-            )
+def _as_step_of(op, fun_name, operator, fun, argnum=0, *nary_op_args, **nary_op_kwargs):
+    """``operator(fun, argnum, ...)`` (an operator made by ``unary_to_nary``) as a step of the operator
+    ``op`` that the user called on the function ``fun_name``: its errors name ``op`` and ``fun_name``,
+    not ``operator`` and the intermediate ``fun`` (``hessian`` is ``jacfwd`` of ``grad``)."""
+    return _nary(operator.__wrapped__, op, fun_name, fun, argnum, nary_op_args, nary_op_kwargs)
 
 
-def _check_real_scalar(op, fun, ans, vs):
-    if vs.size != 1 or vs.iscomplex or not vs.differentiable:
+def _check_callable(op, fun):
+    if not callable(fun):
+        raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
+
+
+def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwargs):
+    """``unary_operator`` made n-ary in ``argnum``, reporting errors as ``op`` of ``fun_name``."""
+    _check_callable(op, fun)
+    if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
+        raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
+    argnums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+    if len(set(argnums)) != len(argnums):
+        raise TypeError(f"{op}: argnum {argnum!r} names an argument twice")
+
+    @wraps(fun)
+    def nary_f(*args, **kwargs):
+        args = list(args)
+        for i in argnums:
+            if not -len(args) <= i < len(args):
+                raise TypeError(
+                    f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
+                )
+            args[i] = _integer_array_as_float(args[i])
+            _check_differentiable(op, fun_name, i, args[i])
+
+        def unary_f(x):
+            subargs = list(args)
+            for i, xi in zip(argnums, (x,) if isinstance(argnum, int) else x):
+                subargs[i] = xi
+            return fun(*subargs, **kwargs)
+
+        unary_f.__name__ = fun_name
+        unary_f.op = op
+
+        x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
+        with recording_paused():
+            return unary_operator(unary_f, x, *nary_op_args, **nary_op_kwargs)
+
+    nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
+    nary_f.__qualname__ = nary_f.__name__
+    nary_f.__doc__ = (
+        f"{op} of function {fun_name} with respect to argument number {argnum}. "
+        f"Takes the same arguments as {fun_name} but returns the {op}."
+    )
+    return nary_f
+
+
+def _check_argument_is_array(fun, x_vs):
+    """A Jacobian is taken with respect to an array: of containers it would need a container of Jacobians."""
+    if not hasattr(x_vs, "shape"):
         raise TypeError(
-            f"{op} only applies to real scalar-output functions; {fun.__name__} returned a {_describe(ans)}. "
-            "Try jacobian, elementwise_grad or holomorphic_grad."
+            f"{fun.op}: {fun.__name__} has an argument that is a container; Jacobians are taken of an array with "
+            "respect to an array: pass one argnum at a time and return one array"
         )
 
 
-def _output_vspace(op, fun, ans):
+#: What an operator needs its function to return (``_output_space``): any differentiable value
+#: (an array, a scalar, or a tuple, list or dict of them, at any depth), an array, a real array,
+#: a scalar (real or complex), a real scalar.
+ANY, ARRAY, REAL_ARRAY, SCALAR, REAL_SCALAR = "any", "array", "real array", "scalar", "real scalar"
+
+
+def _output_space(op, name, ans, needs, returned="returned"):
+    """The vector space of ``ans``, which the function ``name`` returned to the operator ``op``, checked
+    against what that operator ``needs`` (``ANY``, ``ARRAY``, ``REAL_ARRAY``, ``SCALAR``, ``REAL_SCALAR``).
+
+    Raises
+    ------
+    TypeError
+        Naming the operator, the function and what it returned: a value with no vector space
+        (None, a string, a container holding one), a container where an array or a scalar is
+        needed (the one place that refuses them, so no operator reads a container of one item
+        as a scalar), or an array that is not a (real) scalar where one is needed.
+    """
     try:
-        return vspace(ans)
+        vs = vspace(ans)
     except TypeError:
+        expected = "an array, a scalar, or a tuple, list or dict of them" if needs == ANY else "an array or a scalar"
+        held = _first_leaf_without_space(ans)
+        holding = f" holding a {type(held).__name__}" if held is not ans else ""
         raise TypeError(
-            f"{op}: {fun.__name__} must return an array or a scalar, but it returned a {type(ans).__name__}"
+            f"{op}: {name} must return {expected}, but it {returned} a {type(getval(ans)).__name__}{holding}"
         ) from None
+    if needs == ANY:
+        return vs
+    if not hasattr(vs, "shape"):
+        raise TypeError(_container_output_message(op, name, ans, needs, returned))
+    if needs in (SCALAR, REAL_SCALAR) and (vs.size != 1 or (needs == REAL_SCALAR and vs.iscomplex) or not vs.differentiable):
+        only = "real scalar-output" if needs == REAL_SCALAR else "scalar-output"
+        raise TypeError(
+            f"{op}: function {name} {returned} {_with_article(_describe(ans))}; {op} only applies to {only} functions. "
+            "Try jacobian, elementwise_grad or holomorphic_grad."
+        )
+    if needs == REAL_ARRAY and vs.iscomplex:
+        raise TypeError(
+            f"{op}: function {name} {returned} {_with_article(_describe(ans))}; {op} only applies to real-output functions; "
+            "try holomorphic_grad."
+        )
+    return vs
+
+
+def _container_output_message(op, name, ans, needs, returned):
+    value = getval(ans)
+    trailing_comma = " Did you leave a trailing comma?" if isinstance(value, tuple) and len(value) == 1 else ""
+    if needs in (SCALAR, REAL_SCALAR):
+        return (
+            f"{op}: function {name} {returned} {_with_article(_describe(value))}; {op} needs a {needs} output.{trailing_comma} "
+            "Return the scalar itself (an item of the container, or the sum of its items), or use make_vjp for a "
+            "function that returns a container."
+        )
+    return (
+        f"{op}: function {name} {returned} {_with_article(_describe(value))}; {op} needs an array output.{trailing_comma} "
+        f"Return one array (stack the items, or take {op} of each), or use make_vjp or make_jvp for a function that returns "
+        "a container."
+    )
+
+
+def _first_leaf_without_space(value):
+    """The first item of the (nested) container ``value`` that has no vector space (``value`` itself if none)."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+    for item in items:
+        try:
+            vspace(item)
+        except TypeError:
+            return _first_leaf_without_space(item)
+    return value
 
 
 def _space_name(vs):
@@ -172,13 +264,14 @@ def _space_name(vs):
 def _in_space(where, what, expected_vs, given):
     """``given`` (a cotangent or tangent) as a value of ``expected_vs``, or an error saying how it differs.
 
-    Shapes and container structures must match exactly. The dtype must be floating-point, and
-    real for a real space (an integer or boolean value would be cast, the imaginary part of a
-    complex one dropped, silently); a real value for a complex space is exact, and any
-    precision is taken (the derivative then has its input's dtype, as in autograd). Arrays
-    must be of the space's backend and device. A Python scalar is weakly typed: it is taken
-    for a 0-d space of any such dtype and converted to it (``vjp(1.0)``). Errors follow JAX's
-    ``vjp``: ``ValueError`` for a shape or structure, ``TypeError`` for a type or dtype.
+    Shapes and container structures must match exactly (a plain tuple is taken for a named
+    one). The dtype must be floating-point, and real for a real space (an integer or boolean
+    value would be cast, the imaginary part of a complex one dropped, silently); a real value
+    for a complex space is exact, and any precision is taken (the derivative then has its
+    input's dtype, as in autograd). Arrays must be of the space's backend and device. A Python
+    scalar is weakly typed: it is taken for a 0-d space of any such dtype and converted to it
+    (``vjp(1.0)``). Errors follow JAX's ``vjp``: ``ValueError`` for a shape or structure,
+    ``TypeError`` for a type or dtype.
     """
     try:
         given_vs = vspace(given)
@@ -190,6 +283,13 @@ def _in_space(where, what, expected_vs, given):
     return given
 
 
+def _structure(vs):
+    """A container space's structure: its kind (any tuple, a named tuple too, is a tuple: ``eigh``'s
+    cotangent may be a plain pair), its keys and its length."""
+    kind = tuple if issubclass(vs.container_type, tuple) else vs.container_type
+    return kind, vs.keys, len(vs.spaces)
+
+
 def _check_same_space(where, what, expected, given, strict):
     """``strict``: also the backend and device (not for Python scalars, which have neither, nor
     items of containers, where a mixed backend is reported by the first operation that meets it)."""
@@ -197,8 +297,7 @@ def _check_same_space(where, what, expected, given, strict):
     if hasattr(expected, "shape") != hasattr(given, "shape"):
         raise TypeError(differs)
     if not hasattr(expected, "shape"):
-        structure = (expected.container_type, expected.keys, len(expected.spaces))
-        if structure != (given.container_type, given.keys, len(given.spaces)):
+        if _structure(expected) != _structure(given):
             raise ValueError(differs)
         for expected_item, given_item in zip(expected.spaces, given.spaces):
             _check_same_space(where, what, expected_item, given_item, strict=False)
@@ -211,17 +310,18 @@ def _check_same_space(where, what, expected, given, strict):
         raise ValueError(differs)
 
 
-def _checked_output(op, fun):
-    """``fun`` with a returned container made one traced value, and an output that is no array,
-    scalar or container of them refused at once (not at the first ``vjp`` call)."""
+def _with_checked_output(fun, needs, returned="returned"):
+    """``fun`` checking what it returns against what the operator ``fun.op`` needs (``_output_space``)
+    as soon as it returns, inside the trace (before ``make_vjp`` or ``make_jvp`` join a returned
+    container); the output's space of the last call is kept as ``.space``."""
 
-    def traced(x):
-        ans = _builtins.container(fun(x))
-        _output_vspace(op, fun, ans)
+    def checked(x):
+        ans = fun(x)
+        checked.space = _output_space(fun.op, fun.__name__, ans, needs, returned)
         return ans
 
-    traced.__name__ = getattr(fun, "__name__", type(fun).__name__)  # cheaper than functools.wraps (hvp on small inputs)
-    return traced
+    checked.__name__ = fun.__name__  # cheaper than functools.wraps (hvp on small inputs)
+    return checked
 
 
 @unary_to_nary
@@ -230,7 +330,8 @@ def make_vjp(fun, x):
 
     ``g`` has the shape and dtype of ``ans``; ``vjp(g)`` those of ``x``.
 
-    ``fun`` may return a (nested) tuple, list or dict of arrays; ``g`` then has
+    ``fun`` may return a (nested) tuple, list or dict of arrays; ``ans`` is then
+    that container (of arrays, never of traced values) and ``g`` a container of
     the same structure.
 
     Raises
@@ -247,12 +348,14 @@ def make_vjp(fun, x):
     >>> float(ans), float(vjp(1.0))
     (9.0, 6.0)
     """
-    unchecked_vjp, ans = _make_vjp(_checked_output("make_vjp", fun), x)
-    ans_vs = vspace(ans)
-    where = f"make_vjp: vjp of {fun.__name__}"
+    checked = _with_checked_output(fun, ANY)
+    unchecked_vjp, ans = _make_vjp(checked, x)
+    ans_vs = checked.space
+    where = f"{fun.op}: vjp of {fun.__name__}"
 
     def vjp(g):
-        return unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))
+        with recording_paused():
+            return unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))
 
     return vjp, ans
 
@@ -261,7 +364,8 @@ def make_vjp(fun, x):
 def make_jvp(fun, x):
     """``jvp(v) -> (ans, tangent)``: ``fun(x)`` and its derivative along ``v`` (forward mode).
 
-    ``v`` has the shape and dtype of ``x``; the tangent those of ``fun(x)``.
+    ``v`` has the shape and dtype of ``x``; the tangent those of ``fun(x)``: for a
+    returned (nested) tuple, list or dict of arrays, a container of the same structure.
 
     Raises
     ------
@@ -273,12 +377,13 @@ def make_jvp(fun, x):
     >>> float(tangent)
     6.0
     """
-    unchecked_jvp = _make_jvp(_checked_output("make_jvp", fun), x)
+    unchecked_jvp = _make_jvp(_with_checked_output(fun, ANY), x)
     x_vs = vspace(x)
-    where = f"make_jvp: jvp of {fun.__name__}"
+    where = f"{fun.op}: jvp of {fun.__name__}"
 
     def jvp(v):
-        return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
+        with recording_paused():
+            return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
 
     return jvp
 
@@ -309,35 +414,44 @@ def grad(fun, x):
     ------
     TypeError
         If ``fun`` returns a non-scalar or complex value (use ``jacobian`` or
-        ``elementwise_grad``), or an integer or boolean one (``np.allclose(...)``,
+        ``elementwise_grad``) or a container (a tuple, list or dict, even of one
+        scalar: a trailing comma), or an integer or boolean one (``np.allclose(...)``,
         whose derivative is undefined), or the argument is not a float or complex value.
 
     >>> float(grad(lambda x: x * x)(3.0))
     6.0
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("grad", fun, ans)
-    _check_real_scalar("grad", fun, ans, vs)
-    return vjp(vs.ones())
+    checked = _with_checked_output(fun, REAL_SCALAR)
+    vjp, _ = _make_vjp(checked, x, single_use=True)
+    return vjp(checked.space.ones())
 
 
 @unary_to_nary
 def value_and_grad(fun, x):
     """``(fun(x), grad(fun)(x))`` from one trace.
 
+    Raises
+    ------
+    TypeError
+        As ``grad``.
+
     >>> value, gradient = value_and_grad(lambda x: x * x)(3.0)
     >>> float(value), float(gradient)
     (9.0, 6.0)
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("value_and_grad", fun, ans)
-    _check_real_scalar("value_and_grad", fun, ans, vs)
-    return ans, vjp(vs.ones())
+    checked = _with_checked_output(fun, REAL_SCALAR)
+    vjp, ans = _make_vjp(checked, x, single_use=True)
+    return ans, vjp(checked.space.ones())
 
 
 @unary_to_nary
 def grad_and_aux(fun, x):
     """For ``fun`` returning ``(value, aux)``: ``(grad of value, aux)``; ``aux`` is not differentiated.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` does not return a pair, or ``value`` is not a real scalar (as for ``grad``).
 
     >>> g, aux = grad_and_aux(lambda x: (x * x, "note"))(3.0)
     >>> float(g), aux
@@ -346,18 +460,26 @@ def grad_and_aux(fun, x):
     aux = []
 
     def value_only(x):
-        value, aux_value = fun(x)
+        out = fun(x)
+        try:
+            value, aux_value = out
+        except (TypeError, ValueError):
+            returned = _with_article(_describe(out))
+            message = f"{fun.op}: function {fun.__name__} must return a pair (value, aux), but it returned {returned}"
+            raise TypeError(message) from None
         aux.append(_untraced(aux_value, x._trace_id))
         return value
 
-    vjp, ans = _make_vjp(value_only, x, single_use=True)
-    return vjp(_output_vspace("grad_and_aux", fun, ans).ones()), aux[0]
+    value_only.__name__, value_only.op = fun.__name__, fun.op
+    checked = _with_checked_output(value_only, REAL_SCALAR, "returned as its value (the first of (value, aux))")
+    vjp, _ = _make_vjp(checked, x, single_use=True)
+    return vjp(checked.space.ones()), aux[0]
 
 
 def _untraced(value, trace_id):
     """``value`` with the boxes of trace ``trace_id`` replaced by their values (outer traces kept)."""
     if isinstance(value, (list, tuple)):
-        return type(value)(_untraced(item, trace_id) for item in value)
+        return build_container(type(value), [_untraced(item, trace_id) for item in value])
     if isinstance(value, dict):
         return {key: _untraced(item, trace_id) for key, item in value.items()}
     return value._value if isbox(value) and value._trace_id == trace_id else value
@@ -368,14 +490,17 @@ def elementwise_grad(fun, x):
     """The sum of the Jacobian's rows: for elementwise ``fun``, the derivative of each output entry
     with respect to its input entry. One backward pass, seeded with ones.
 
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns a complex value (use ``holomorphic_grad``) or a container.
+
     >>> elementwise_grad(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vjp, ans = _make_vjp(fun, x, single_use=True)
-    vs = _output_vspace("elementwise_grad", fun, ans)
-    if vs.iscomplex:
-        raise TypeError("elementwise_grad only applies to real-output functions; try holomorphic_grad.")
-    return vjp(vs.ones())
+    checked = _with_checked_output(fun, REAL_ARRAY)
+    vjp, _ = _make_vjp(checked, x, single_use=True)
+    return vjp(checked.space.ones())
 
 
 @unary_to_nary
@@ -396,7 +521,7 @@ def jacrev(fun, x):
            [0., 4.]])
     """
     ans, end_node = _trace_reverse(fun, x)
-    return _jacobian_rows(end_node, *_jacobian_spaces("jacrev", fun, ans, x))
+    return _jacobian_rows(end_node, *_jacobian_spaces(fun, ans, x))
 
 
 def _trace_reverse(fun, x):
@@ -409,10 +534,10 @@ def _batch_safe(end_node):
     return all(node.fun is None or node.fun in batch_safe_vjps for node in toposort(end_node))
 
 
-def _jacobian_spaces(op, fun, ans, x):
+def _jacobian_spaces(fun, ans, x):
     """``(ans_vs, x_vs)``, checking that both are spaces of arrays."""
-    ans_vs, x_vs = _output_vspace(op, fun, ans), vspace(x)
-    _check_arrays(op, fun, x_vs, ans_vs)
+    ans_vs, x_vs = _output_space(fun.op, fun.__name__, ans, ARRAY), vspace(x)
+    _check_argument_is_array(fun, x_vs)
     return ans_vs, x_vs
 
 
@@ -477,12 +602,12 @@ def jacfwd(fun, x):
     array([[2., 0.],
            [0., 4.]])
     """
-    jvp = _make_jvp(_checked_output("jacfwd", fun), x)
+    jvp = _make_jvp(_with_checked_output(fun, ARRAY), x)
     x_vs = vspace(x)
-    _check_arrays("jacfwd", fun, x_vs)
+    _check_argument_is_array(fun, x_vs)
     if x_vs.size == 0:
         ans, _ = jvp(x_vs.zeros())
-        return _empty_jacobian(*_jacobian_spaces("jacfwd", fun, ans, x))
+        return _empty_jacobian(*_jacobian_spaces(fun, ans, x))
     columns = [jvp(e)[1] for e in x_vs.standard_basis()]
     return anp.reshape(anp.stack(columns, axis=-1), anp.shape(columns[0]) + x_vs.shape)
 
@@ -498,36 +623,48 @@ def jacobian(fun, x):
            [0., 4.]])
     """
     ans, end_node = _trace_reverse(fun, x)
-    ans_vs, x_vs = _jacobian_spaces("jacobian", fun, ans, x)
+    ans_vs, x_vs = _jacobian_spaces(fun, ans, x)
     if ans_vs.size <= x_vs.size:
         return _jacobian_rows(end_node, ans_vs, x_vs)
-    return jacfwd(fun)(x)
+    return _as_step_of(fun.op, fun.__name__, jacfwd, fun)(x)
 
 
 def hessian(fun, argnum=0):
     """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``, forward-over-reverse:
     ``jacfwd(grad(fun))``, one forward pass through the gradient per input entry.
 
+    Raises
+    ------
+    TypeError
+        As ``grad``, naming ``hessian``.
+
     >>> hessian(lambda x: x ** 3)(2.0)
     array(12.)
     """
-    return jacfwd(grad(fun, argnum), argnum)
+    name = _name(fun)
+    return _as_step_of("hessian", name, jacfwd, _as_step_of("hessian", name, grad, fun, argnum), argnum)
 
 
 def hvp(fun, argnum=0):
     """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
     argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``.
 
+    Raises
+    ------
+    TypeError
+        As ``grad``, naming ``hvp``.
+
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
-    jvp_of_gradient = make_jvp(grad(fun, argnum), argnum)
+    name = _name(fun)
+    jvp_of_gradient = _as_step_of("hvp", name, make_jvp, _as_step_of("hvp", name, grad, fun, argnum), argnum)
 
     def hessian_times(*args, **kwargs):
         *args, v = args
         return jvp_of_gradient(*args, **kwargs)(v)[1]
 
-    hessian_times.__name__ = f"hvp_of_{getattr(fun, '__name__', 'fun')}"
+    hessian_times.__name__ = f"hvp_of_{name}"
     return hessian_times
 
 
@@ -538,22 +675,37 @@ hessian_tensor_product = hessian_vector_product = hvp
 def make_hvp(fun, x):
     """``(hvp, gradient)`` at ``x``: ``hvp(v)`` is the Hessian of ``fun`` times ``v``, reusing one
     trace of the gradient for every ``v`` (reverse-over-reverse, autograd's ``make_hvp``)."""
-    return _make_vjp(grad(fun), x)
+    vjp_of_gradient, gradient = _make_vjp(_as_step_of(fun.op, fun.__name__, grad, fun), x)
+
+    def hvp(v):
+        with recording_paused():
+            return vjp_of_gradient(v)
+
+    return hvp, gradient
 
 
 def tensor_jacobian_product(fun, argnum=0):
     """``tensor_jacobian_product(fun)(*args, v)``: ``v`` contracted with the leading ``v.ndim`` axes
     of the Jacobian of ``fun`` (autograd's semantics; for ``v`` shaped like the output, one VJP).
 
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns no array (a container, for instance).
+
     >>> float(tensor_jacobian_product(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
+    op, name = "tensor_jacobian_product", _name(fun)
+    _check_callable(op, fun)
 
     def vector_dot_fun(*args, **kwargs):
         *args, vector = args
-        return anp.tensordot(vector, fun(*args, **kwargs), axes=anp.ndim(vector))
+        ans = fun(*args, **kwargs)
+        _output_space(op, name, ans, ARRAY)
+        return anp.tensordot(vector, ans, axes=anp.ndim(vector))
 
-    return jacobian(vector_dot_fun, argnum)
+    return _as_step_of(op, name, jacobian, vector_dot_fun, argnum)
 
 
 vector_jacobian_product = tensor_jacobian_product
@@ -562,33 +714,72 @@ vector_jacobian_product = tensor_jacobian_product
 def make_ggnvp(f, g=lambda x: 0.5 * anp.sum(x**2, axis=-1), f_argnum=0):
     """Generalised Gauss-Newton vector products of ``g(f(x))``: ``J_f^T H_g J_f v`` (autograd's
     ``make_ggnvp``); ``make_ggnvp(f, g)(x)`` returns ``ggnvp(v)``."""
+    grad_g = _as_step_of("make_ggnvp", _name(g), grad, g)
+    return _nary(_ggnvp, "make_ggnvp", _name(f), f, f_argnum, (grad_g,), {})
 
-    @unary_to_nary
-    def _make_ggnvp(f, x):
-        f_vjp, f_x = _make_vjp(f, x)
-        g_hvp, grad_g_x = _make_vjp(grad(g), f_x)
-        f_jvp, _ = _make_vjp(f_vjp, vspace(grad_g_x).zeros())
-        return lambda v: f_vjp(g_hvp(f_jvp(v)))
 
-    return _make_ggnvp(f, f_argnum)
+def _ggnvp(f, x, grad_g):
+    f_vjp, f_x = _make_vjp(_with_checked_output(f, ANY), x)
+    g_hvp, grad_g_x = _make_vjp(grad_g, f_x)
+    f_jvp, _ = _make_vjp(f_vjp, vspace(grad_g_x).zeros())
+
+    def ggnvp(v):
+        with recording_paused():
+            return f_vjp(g_hvp(f_jvp(v)))
+
+    return ggnvp
 
 
 @unary_to_nary
 def holomorphic_grad(fun, x):
-    """The complex derivative of a holomorphic scalar ``fun``: ``grad`` of its real part, which in
-    adcore's convention (``df/dx - i df/dy``) equals ``f'(z)``.
+    """The complex derivative ``f'(z)`` of a holomorphic scalar ``fun``, in reverse mode.
+
+    A real ``x`` is taken as the complex number ``x + 0j`` (``complex64`` for ``float32``,
+    else ``complex128``; JAX's ``grad(holomorphic=True)`` refuses real inputs, autograd warns
+    and returns only the real part of ``f'``): the result is complex whatever the input, so
+    a function with complex constants (``z * exp(1j * z)``) gets its whole derivative.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` returns a non-scalar or a container.
 
     >>> complex(holomorphic_grad(lambda z: z * z)(1.0 + 2.0j))
     (2+4j)
+    >>> complex(holomorphic_grad(lambda z: z * anp.exp(1j * z))(0.0))
+    (1+0j)
     """
-    return grad(lambda z: anp.real(fun(z)))(x)
+    checked = _with_checked_output(fun, SCALAR)
+    vjp, _ = _make_vjp(checked, _as_complex(x), single_use=True)
+    return vjp(checked.space.ones())
+
+
+def _as_complex(x):
+    """``x`` (a scalar, an array or a container of them) with real floating-point values made complex."""
+    if isinstance(x, dict):
+        return build_container(type(x), [(key, _as_complex(item)) for key, item in x.items()])
+    if isinstance(x, (tuple, list)):
+        return build_container(type(x), [_as_complex(item) for item in x])
+    if isinstance(x, (int, float)):
+        return complex(x)
+    return _complex_array(x)
 
 
 def grad_named(fun, argname):
-    """``grad`` with respect to the argument called ``argname``."""
+    """``grad`` with respect to the argument called ``argname``.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable or has no argument ``argname``; otherwise as ``grad``.
+    """
     import inspect
 
-    return grad(fun, list(inspect.signature(fun).parameters).index(argname))
+    _check_callable("grad_named", fun)
+    names = list(inspect.signature(fun).parameters)
+    if argname not in names:
+        raise TypeError(f"grad_named: {_name(fun)} has no argument {argname!r}; its arguments are {', '.join(names)}")
+    return _as_step_of("grad_named", _name(fun), grad, fun, names.index(argname))
 
 
 def multigrad_dict(fun):
@@ -596,6 +787,7 @@ def multigrad_dict(fun):
     (autograd's ``multigrad_dict``, without its extra dependency)."""
     import inspect
 
+    _check_callable("multigrad_dict", fun)
     signature = inspect.signature(fun)
 
     def gradfun(*args, **kwargs):
@@ -608,7 +800,7 @@ def multigrad_dict(fun):
             call.arguments.update({name: values[name] for name in names})
             return fun(*call.args, **call.kwargs)
 
-        gradients = grad(of_dict)(dict(bound.arguments))
+        gradients = _as_step_of("multigrad_dict", _name(fun), grad, of_dict)(dict(bound.arguments))
         return {name: gradients[name] for name in names}
 
     return gradfun
@@ -618,21 +810,21 @@ def vjp(fun, *primals):
     """JAX's functional form: ``(fun(*primals), vjp_fn)``; ``vjp_fn(g)`` is the tuple of cotangents
     of ``primals``."""
     argnums = tuple(range(len(primals)))
-    pullback, ans = make_vjp(fun, argnums)(*primals)
+    pullback, ans = _as_step_of("vjp", _name(fun), make_vjp, fun, argnums)(*primals)
     return ans, pullback
 
 
 def jvp(fun, primals, tangents):
     """JAX's functional form: ``(fun(*primals), tangent of the output)`` along ``tangents``."""
     argnums = tuple(range(len(primals)))
-    return make_jvp(fun, argnums)(*primals)(tuple(tangents))
+    return _as_step_of("jvp", _name(fun), make_jvp, fun, argnums)(*primals)(tuple(tangents))
 
 
 def linearize(fun, *primals):
     """``(fun(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the output tangent along ``tangents``,
     reusable for many tangents (each call is one forward pass)."""
     argnums = tuple(range(len(primals)))
-    pushforward = make_jvp(fun, argnums)(*primals)
+    pushforward = _as_step_of("linearize", _name(fun), make_jvp, fun, argnums)(*primals)
     ans, _ = pushforward(tuple(vspace(p).zeros() for p in primals))
     return ans, lambda *tangents: pushforward(tuple(tangents))[1]
 
@@ -644,24 +836,38 @@ def deriv(fun, x):
     >>> float(deriv(lambda x: x ** 3)(2.0))
     12.0
     """
-    return _make_jvp(fun, x)(vspace(x).ones())[1]
+    return _make_jvp(_with_checked_output(fun, ANY), x)(vspace(x).ones())[1]
 
 
 def checkpoint(fun):
     """``fun`` as one primitive whose intermediate values are not kept: the backward pass
     (and forward mode) recomputes them, trading time for memory.
 
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable, or (when called) returns no array, scalar or container of them.
+
     >>> f = checkpoint(lambda x: anp.sin(x) * 2.0)
     >>> round(float(grad(f)(0.0)), 6)
     2.0
     """
-    checkpointed = primitive(fun)
+    _check_callable("checkpoint", fun)
+    name = _name(fun)
+
+    @wraps(fun)
+    def checked(*args, **kwargs):
+        ans = fun(*args, **kwargs)
+        _output_space("checkpoint", name, ans, ANY)
+        return ans
+
+    checkpointed = primitive(checked)
 
     def vjp_argnum(argnum, ans, args, kwargs):
-        return lambda g: make_vjp(fun, argnum)(*args, **kwargs)[0](g)
+        return lambda g: _as_step_of("checkpoint", name, make_vjp, fun, argnum)(*args, **kwargs)[0](g)
 
     def jvp_argnum(argnum, g, ans, args, kwargs):
-        return make_jvp(fun, argnum)(*args, **kwargs)(g)[1]
+        return _as_step_of("checkpoint", name, make_jvp, fun, argnum)(*args, **kwargs)(g)[1]
 
     defvjp_argnum(checkpointed, vjp_argnum)
     defjvp_argnum(checkpointed, jvp_argnum)

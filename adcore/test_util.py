@@ -19,7 +19,7 @@ from itertools import product
 
 import numpy as _np
 
-from .builtins import ContainerVSpace
+from .builtins import ContainerVSpace, build_container, container
 from .core import Node, trace, vspace
 from .numpy import ArrayVSpace
 from .operators import make_jvp, make_vjp, unary_to_nary
@@ -40,7 +40,7 @@ def _map(fun, x):
     if isinstance(x, dict):
         return {key: _map(fun, value) for key, value in x.items()}
     if isinstance(x, (list, tuple)):
-        return type(x)(_map(fun, item) for item in x)
+        return build_container(type(x), [_map(fun, item) for item in x])
     return fun(x)
 
 
@@ -80,7 +80,7 @@ class _ValueNode(Node):
 
 
 def _value(f, x):
-    return trace(_ValueNode.new_root(), f, x)[0]
+    return trace(_ValueNode.new_root(), lambda x: container(f(x)), x)[0]
 
 
 def _numerical_jvp(f, x, v):

@@ -10,6 +10,7 @@ array argument goes to the default backend (``numpy`` unless changed with
 import contextvars
 import importlib
 import numbers
+import sys
 from contextlib import contextmanager
 
 import array_api_compat
@@ -24,6 +25,7 @@ __all__ = [
     "backend_of",
     "default_backend",
     "get_backend",
+    "recording_paused",
     "register_traced_type",
     "set_backend",
     "use_backend",
@@ -78,6 +80,35 @@ _default = contextvars.ContextVar(
     "adcore_default_backend",
     default=get_backend("numpy"),  # noqa: B039 - one Backend object per library, shared by every context
 )
+
+
+#: The backends whose library has an autograd of its own that records operations, by the module that
+#: makes it (a library not imported has recorded nothing, and is not imported to pause it).
+RECORDING = {"torch": "torch"}
+
+
+class recording_paused:
+    """A block in which no array library records operations for an autograd of its own (torch's), in
+    this thread: adcore differentiates, so what it computes carries no ``grad_fn``, and tensors with
+    ``requires_grad=True`` are read as plain ones. adcore's differential operators run inside one.
+
+    Cost: a dictionary look-up when torch is not imported; with it, two switches of torch's grad
+    mode per block (per operator call, not per operation).
+    """
+
+    __slots__ = ("_switched",)
+
+    def __enter__(self):
+        self._switched = switched = []
+        for name, module in RECORDING.items():
+            if module in sys.modules:
+                backend = get_backend(name)
+                switched.append((backend, backend.set_recording(False)))
+        return self
+
+    def __exit__(self, *exc_info):
+        for backend, was_on in self._switched:
+            backend.set_recording(was_on)
 
 
 def unavailable_reason(name):

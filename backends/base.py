@@ -43,6 +43,10 @@ class Backend:
 
     multi_device = True
     mutable_arrays = True
+    #: The library's own module of NumPy-named functions with NumPy's meaning (``numpy``, ``cupy``,
+    #: ``jax.numpy``, ``dask.array``), or None where its names mean something else (torch) or only
+    #: the standard's exist (array-api-strict). Serves ``numpy_function``.
+    numpy_namespace = None
 
     def __init__(self, name, xp):
         self.name = name
@@ -102,6 +106,25 @@ class Backend:
     def getitem(self, x, index):
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""
         return x[index]
+
+    def numpy_function(self, name):
+        """This library's function of NumPy's name ``name`` and NumPy's meaning, for the NumPy functions
+        that the Array API standard lacks (``gcd``, ``histogram``, ``packbits``, ...).
+
+        Raises
+        ------
+        NotImplementedError
+            Naming the backend and the function, if the library has no NumPy-style namespace or no such function.
+        """
+        fun = getattr(self.numpy_namespace, name, None)
+        if fun is None:
+            raise NotImplementedError(f"{name}: the {self.name} backend has no NumPy function {name!r}")
+        return fun
+
+    def set_recording(self, on):
+        """Turn this library's own autograd recording (torch's) on or off in this thread; return
+        whether it was on. Libraries that record nothing ignore it (see ``recording_paused``)."""
+        return False
 
     def synchronize(self):
         """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""

@@ -1,18 +1,78 @@
-"""CuPy on an NVIDIA GPU: the NumPy backend's differences. Imported only when asked for."""
+"""CuPy on an NVIDIA GPU, through array-api-compat's cupy namespace: what differs from NumPy.
+Imported only when asked for.
 
+What CuPy 14 refuses that NumPy takes, and what this backend does about it
+(``tests/test_cupy_signatures.py`` checks every call adcore makes against CuPy's own
+signatures and checks, on a machine without a GPU):
+
+- Scalars: CuPy's functions that are not ufuncs take arrays only. The array arguments
+  listed in ``ARRAY_ARGUMENTS`` (``where``'s condition, ``broadcast_to``, ``reshape``,
+  ``sum``, ``tensordot``...) are made arrays when they are Python or NumPy scalars, and so
+  is the order ``n`` of ``cupyx.scipy.special.polygamma``.
+- Devices: arrays are made, and computations run, on the current GPU (choose it with
+  ``with cupy.cuda.Device(i):``, as in CuPy). array-api-compat's creation functions ignore
+  ``device=`` and its ``fftfreq``/``rfftfreq`` refuse a CuPy device: here they run inside
+  ``with cupy.cuda.Device(device)``.
+- Stacks of matrices: CuPy's ``linalg.solve`` and cupyx's ``solve_triangular`` take equal
+  batch dimensions only (they are broadcast first, as NumPy does); cupyx's ``lu_factor`` and
+  ``expm`` take one matrix (a stack is done matrix by matrix). ``solve_triangular`` computes
+  in the dtype of ``a``: both are promoted first, as SciPy does.
+- ``cupyx.scatter_add`` takes int32, int64, uint32, uint64, float16, float32 and float64
+  only: complex values are added as their real and imaginary parts, other dtypes by the
+  base class's one-hot product.
+- ``cupyx.scipy.signal.convolve`` chooses a method (``"auto"``) for 1-d input only: n-d
+  input is convolved by FFT (``"direct"`` for integers, exact).
+- ``linalg.eig`` needs cuSOLVER 11.7 (CUDA 12.6) or newer; with an older one it raises
+  ``NotImplementedError`` saying so.
+- cupyx (CuPy 14) has no ``scipy.special.jn``, ``iv``, ``ive`` (adcore raises
+  ``NotImplementedError`` naming the backend), no ``scipy.linalg.solve_banded``,
+  ``solve_sylvester``, ``sqrtm``, ``logm`` (adcore computes them from the standard's
+  functions), and no ``scipy.integrate`` (``odeint`` runs on NumPy arrays only).
+"""
+
+import functools
 import importlib
 
 import array_api_compat.cupy
 import cupy
 import cupyx
+import numpy
 
 from .base import Backend
 
+#: Array API name -> how many leading arguments CuPy takes as arrays only (a scalar there is made an array)
+ARRAY_ARGUMENTS = {
+    **dict.fromkeys("where broadcast_to reshape sum prod max min argmax argmin all any count_nonzero".split(), 1),
+    **dict.fromkeys("cumulative_sum cumulative_prod permute_dims flip expand_dims squeeze".split(), 1),
+    **dict.fromkeys("zeros_like ones_like empty_like full_like".split(), 1),
+    "tensordot": 2,
+}
+#: creation functions whose ``device=`` array-api-compat's cupy namespace accepts and ignores
+CREATION = frozenset("arange empty empty_like eye full full_like linspace ones ones_like zeros zeros_like".split())
+#: the dtypes ``cupyx.scatter_add`` accepts (CuPy's ``_scatter_op``: "cupy.add.at only supports ...")
+SCATTER_ADD_DTYPES = frozenset("int32 int64 uint32 uint64 float16 float32 float64".split())
+
 
 class CuPyBackend(Backend):
+    """CuPy arrays on the current GPU; ``xp`` is array-api-compat's cupy namespace with CuPy's differences met.
+
+    Raises
+    ------
+    RuntimeError
+        When made on a machine without an NVIDIA GPU or its driver, saying so.
+    """
+
+    numpy_namespace = property(lambda self: cupy)  # read when used: the CuPy check stands in for this module
+
     def __init__(self):
-        cupy.cuda.runtime.getDeviceCount()
-        super().__init__("cupy", array_api_compat.cupy)
+        try:
+            devices = cupy.cuda.runtime.getDeviceCount()
+        except cupy.cuda.runtime.CUDARuntimeError as error:
+            raise RuntimeError(f"the cupy backend needs an NVIDIA GPU and its driver; CuPy finds none ({error})") from None
+        if not devices:
+            raise RuntimeError("the cupy backend needs an NVIDIA GPU; CuPy finds none")
+        super().__init__("cupy", CuPyNamespace(array_api_compat.cupy))
+        self._scipy_modules = {}
 
     def device(self, x):
         return x.device
@@ -24,8 +84,189 @@ class CuPyBackend(Backend):
         cupy.cuda.get_current_stream().synchronize()
 
     def scatter_add_repeated(self, out, index, values):
+        if out.dtype.kind == "c":
+            cupyx.scatter_add(out.real, index, values.real)
+            cupyx.scatter_add(out.imag, index, values.imag)
+            return out
+        if out.dtype.name not in SCATTER_ADD_DTYPES:
+            return super().scatter_add_repeated(out, index, values)
         cupyx.scatter_add(out, index, values)
         return out
 
     def scipy_module(self, name):
-        return importlib.import_module(f"cupyx.scipy.{name}")
+        """``cupyx.scipy.<name>``, with the differences of ``linalg``, ``special`` and ``signal`` met.
+
+        Raises
+        ------
+        NotImplementedError
+            If cupyx has no such module (``integrate``).
+        ImportError
+            If the module cannot load a CUDA library (the extras ``[cuda12]``/``[cuda13]`` bring them).
+        """
+        try:
+            return self._scipy_modules[name]
+        except KeyError:
+            pass
+        try:
+            module = importlib.import_module(f"cupyx.scipy.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"cupyx.scipy.{name}":
+                raise
+            raise NotImplementedError(
+                f"the cupy backend has no scipy.{name}: cupyx.scipy has no module {name!r} (SciPy's runs on numpy arrays)"
+            ) from None
+        except ImportError as error:  # a CUDA library it loads is missing (libcublasLt.so.12, ...)
+            raise ImportError(
+                f"cupyx.scipy.{name} cannot load a CUDA library it needs ({error}); install adcore[cuda12] or "
+                "adcore[cuda13], which bring NVIDIA's CUDA library wheels"
+            ) from error
+        module = self._scipy_modules[name] = _CUPYX_DIFFERENCES.get(name, _Namespace)(module)
+        return module
+
+
+def _scalars_as_arrays(fun, count):
+    """``fun`` with its first ``count`` arguments made CuPy arrays where they are Python or NumPy scalars."""
+
+    def call(*args, **kwargs):
+        if not isinstance(args[0], cupy.ndarray) or (count == 2 and not isinstance(args[1], cupy.ndarray)):
+            args = tuple(a if isinstance(a, cupy.ndarray) else cupy.asarray(a) for a in args[:count]) + args[count:]
+        return fun(*args, **kwargs)
+
+    call.__name__ = fun.__name__
+    return call
+
+
+def _on_device(fun):
+    """``fun(..., device=device)`` run on ``device``: array-api-compat's cupy namespace accepts ``device=`` and
+    makes the array on the current GPU."""
+
+    def call(*args, device=None, **kwargs):
+        if device is None:
+            return fun(*args, **kwargs)
+        with cupy.cuda.Device(device):
+            return fun(*args, device=device, **kwargs)
+
+    call.__name__ = fun.__name__
+    return call
+
+
+class _Namespace:
+    """A CuPy namespace (module) with the functions a subclass defines replacing its own."""
+
+    def __init__(self, namespace):
+        self._namespace = namespace
+
+    def __getattr__(self, name):
+        found = getattr(self._namespace, name)
+        setattr(self, name, found)
+        return found
+
+
+class CuPyNamespace(_Namespace):
+    """array-api-compat's cupy namespace with CuPy's differences met (see the module's docstring): the
+    backend's ``xp``, so that code calling ``backend.xp.zeros(..., device=d)`` gets them too."""
+
+    def __getattr__(self, name):
+        found = getattr(self._namespace, name)
+        if name in CREATION:
+            found = _on_device(found)
+        if name in ARRAY_ARGUMENTS:
+            found = _scalars_as_arrays(found, ARRAY_ARGUMENTS[name])
+        elif name == "fft":
+            found = _FFT(found)
+        elif name == "linalg":
+            found = _Linalg(found)
+        setattr(self, name, found)
+        return found
+
+
+class _FFT(_Namespace):
+    def fftfreq(self, n, /, *, d=1.0, dtype=None, device=None):
+        with cupy.cuda.Device(device):
+            return self._namespace.fftfreq(n, d=d, dtype=dtype)
+
+    def rfftfreq(self, n, /, *, d=1.0, dtype=None, device=None):
+        with cupy.cuda.Device(device):
+            return self._namespace.rfftfreq(n, d=d, dtype=dtype)
+
+
+class _Linalg(_Namespace):
+    def solve(self, a, b):
+        """``cupy.linalg.solve`` needs ``a.shape[:-1] == b.shape[:-1]`` for a stack ``b``: batch dimensions broadcast first."""
+        if b.ndim > 1:
+            a, b = _broadcast_batches(a, b)
+        return self._namespace.solve(a, b)
+
+    def eig(self, x):
+        return _with_geev(self._namespace.eig, x, "eig")
+
+    def eigvals(self, x):
+        return _with_geev(self._namespace.eigvals, x, "eigvals")
+
+
+def _with_geev(fun, x, name):
+    try:
+        return fun(x)
+    except RuntimeError as error:
+        if "geev" not in str(error):
+            raise
+        raise NotImplementedError(
+            f"linalg.{name}: CuPy's {name} needs cuSOLVER 11.7 or newer (CUDA 12.6+), which this installation lacks; "
+            "install adcore[cuda12] or adcore[cuda13] (they bring the CUDA libraries), or use the numpy backend"
+        ) from error
+
+
+def _broadcast_batches(a, b):
+    """The stacks of matrices ``a`` (``(..., m, m)``) and ``b`` (``(..., m, k)``) broadcast to one batch shape."""
+    batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return cupy.broadcast_to(a, batch + a.shape[-2:]), cupy.broadcast_to(b, batch + b.shape[-2:])
+
+
+def _matrix_by_matrix(fun, a):
+    """``fun`` (of one matrix, giving a tuple of arrays or one array) applied to each matrix of the stack ``a``."""
+    results = [fun(matrix) for matrix in a.reshape((-1,) + a.shape[-2:])]
+    if isinstance(results[0], tuple):
+        return tuple(cupy.stack(parts).reshape(a.shape[:-2] + parts[0].shape) for parts in zip(*results))
+    return cupy.stack(results).reshape(a.shape[:-2] + results[0].shape)
+
+
+class _CupyxLinalg(_Namespace):
+    def solve_triangular(self, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=False):
+        """cupyx's takes equal batch dimensions and computes in ``a``'s dtype: ``a`` and ``b`` are promoted and their
+        batches broadcast first (a 1-d ``b`` is solved as one column, whatever the batch of ``a``)."""
+        dtype = cupy.result_type(a, b)
+        a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+        solve = functools.partial(self._namespace.solve_triangular, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+        if a.ndim == 2 and b.ndim <= 2:
+            return solve(a, b)
+        if b.ndim == 1:
+            return solve(*_broadcast_batches(a, b[:, None]))[..., 0]
+        return solve(*_broadcast_batches(a, b))
+
+    def lu_factor(self, a, overwrite_a=False, check_finite=True):
+        if a.ndim == 2:
+            return self._namespace.lu_factor(a)
+        return _matrix_by_matrix(self._namespace.lu_factor, a)
+
+    def expm(self, a):
+        if a.ndim == 2:
+            return self._namespace.expm(a)
+        return _matrix_by_matrix(self._namespace.expm, a)
+
+
+class _CupyxSpecial(_Namespace):
+    def polygamma(self, n, x):
+        """CuPy's ``polygamma`` gives ``n == 0`` to ``cupy.where``: ``n`` must be an array (here of ``x``'s dtype)."""
+        if not isinstance(n, cupy.ndarray):
+            n = cupy.asarray(n, dtype=x.dtype if isinstance(x, cupy.ndarray) else None)
+        return self._namespace.polygamma(n, x)
+
+
+class _CupyxSignal(_Namespace):
+    def convolve(self, in1, in2, mode="full", method="auto"):
+        if method == "auto" and in1.ndim > 1:
+            method = "direct" if in1.dtype.kind in "iu" and in2.dtype.kind in "iu" else "fft"
+        return self._namespace.convolve(in1, in2, mode=mode, method=method)
+
+
+_CUPYX_DIFFERENCES = {"linalg": _CupyxLinalg, "special": _CupyxSpecial, "signal": _CupyxSignal}

@@ -30,6 +30,8 @@ from .base import Backend
 
 
 class DaskBackend(Backend):
+    numpy_namespace = dask.array
+
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)
 

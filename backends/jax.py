@@ -16,6 +16,7 @@ jax.config.update("jax_enable_x64", True)  # before this backend makes any array
 
 class JaxBackend(Backend):
     mutable_arrays = False
+    numpy_namespace = jax.numpy
 
     def __init__(self):
         super().__init__("jax", jax.numpy)

@@ -10,6 +10,7 @@ from .base import Backend
 
 class NumPyBackend(Backend):
     multi_device = False
+    numpy_namespace = numpy
 
     def __init__(self):
         super().__init__("numpy", numpy)

@@ -1,7 +1,8 @@
 """PyTorch on the CPU through array-api-compat: the generic backend's differences. Imported only when asked for.
 
-adcore does the differentiation: tensors made here never require grad, so
-torch's autograd records nothing.
+adcore does the differentiation: its operators run with torch's autograd off
+(``set_recording``, through ``backends.recording_paused``), so torch records
+nothing, also for inputs with ``requires_grad=True``, and results carry no ``grad_fn``.
 """
 
 import numbers
@@ -24,6 +25,12 @@ NUMPY_DEFAULT_DTYPE = {
 class TorchBackend(Backend):
     def __init__(self):
         super().__init__("torch", array_api_compat.torch)
+
+    def set_recording(self, on):
+        """torch's grad mode, switched by the function ``torch.set_grad_enabled`` calls (it makes no object)."""
+        was_on = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(on)
+        return was_on
 
     def lookup(self, api_name):
         fun = super().lookup(api_name)
@@ -80,19 +87,20 @@ def _numpy_default_dtype(fun, backend, numpy_dtype):
 def numpy_index(index, shape, device):
     """The axes to flip and an index that then means in torch what ``index`` means in NumPy.
 
-    Two differences: torch has no negative slice steps, so such an axis is
-    flipped and sliced forwards (entry ``i`` of an axis of size ``n`` is entry
-    ``n - 1 - i`` of the flipped axis, so the positions ``start:stop:-k`` visits
-    in descending order are visited in ascending order with step ``k``); and
-    torch reads an integer (or a 0-d tensor) beside an integer array as a basic
-    index where NumPy reads an advanced one (``x[1, :, [4, 0]]`` has shape
-    ``(2, 4)`` in NumPy, ``(4, 2)`` in torch), so such integers become arrays.
+    torch has no negative slice steps, so such an axis is flipped and sliced forwards (entry
+    ``i`` of an axis of size ``n`` is entry ``n - 1 - i`` of the flipped axis, so the positions
+    ``start:stop:-k`` visits in descending order are visited in ascending order with step ``k``).
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer beside an integer array, apart from it, after a slice (``x[0, :, [0, 1, 2]]``):
+        torch reads the integer as a basic index and keeps the slice's axis first, NumPy puts the
+        advanced indices' axis first (``(3, 3)`` transposed). A traced value would then differ
+        from the untraced one (torch's rule, for a raw tensor), so adcore refuses rather than pick one.
     """
     index = tuple(torch.as_tensor(i, device=device) if isinstance(i, list) else i for i in _as_tuple(index))
-    arrays = [i for i in index if isinstance(i, torch.Tensor) and i.dtype != torch.bool and i.ndim]
-    if arrays and any(_is_integer(i) for i in index):
-        common = torch.broadcast_shapes(*(i.shape for i in arrays))
-        index = tuple(torch.as_tensor(i, device=device).expand(common) if _is_integer(i) else i for i in index)
+    _refuse_integers_apart_from_arrays(index)
     if not any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in index):
         return (), index
     axes_taken = [0 if i is None or i is Ellipsis else i.ndim if _is_mask(i) else 1 for i in index]
@@ -110,6 +118,26 @@ def numpy_index(index, shape, device):
     return tuple(flipped), tuple(forward)
 
 
+def _refuse_integers_apart_from_arrays(index):
+    """Refuse an index whose integers and integer arrays torch and NumPy place apart (``numpy_index``).
+
+    NumPy reads integers beside integer arrays as advanced indices: together they give one block of
+    axes, in place if they are adjacent, else first. torch reads the integers as basic indices, so
+    its block is in place whenever the arrays alone are adjacent: the two differ when the integers
+    and arrays are apart and an axis (a slice, None, ...) comes before the first array.
+    """
+    advanced = [n for n, i in enumerate(index) if _is_integer(i) or _is_integer_array(i)]
+    arrays = [n for n in advanced if _is_integer_array(index[n])]
+    if not arrays or len(arrays) == len(advanced) or advanced == list(range(advanced[0], advanced[-1] + 1)):
+        return
+    if any(not _is_integer(index[n]) for n in range(arrays[0])):
+        raise NotImplementedError(
+            "getitem: the torch backend cannot index with an integer and an integer array apart from each other "
+            "after a slice (x[0, :, [0, 1, 2]]): torch and NumPy order the result's axes differently, so the value "
+            "traced would differ from the untraced one; index in two steps (x[0][:, [0, 1, 2]])"
+        )
+
+
 def _as_tuple(index):
     return index if isinstance(index, tuple) else (index,)
 
@@ -119,6 +147,10 @@ def _is_integer(index):
     if isinstance(index, torch.Tensor):
         return index.ndim == 0 and index.dtype != torch.bool
     return isinstance(index, numbers.Integral) and not isinstance(index, bool)
+
+
+def _is_integer_array(index):
+    return isinstance(index, torch.Tensor) and index.dtype != torch.bool and index.ndim > 0
 
 
 def _is_mask(index):

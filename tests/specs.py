@@ -21,7 +21,8 @@ U = (-0.8, 0.8)  # inside (-1, 1)
 
 REAL = ("float64", "float32")
 
-#: backends with SciPy's special functions (``scipy_module("special")``: SciPy, cupyx), and those without
+#: backends with SciPy's special functions (``scipy_module("special")``: SciPy, cupyx, which lacks ``jn``, ``iv`` and
+#: ``ive``: see ``KNOWN_FAILURES["cupy"]``), and those without
 SCIPY_BACKENDS = ("numpy", "cupy")
 OTHER_BACKENDS = ("array_api_strict", "torch", "jax", "dask")
 COMPLEX = ("complex128", "complex64")

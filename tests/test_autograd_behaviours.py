@@ -317,7 +317,7 @@ def test_integer_arrays_are_differentiated_as_floats(backend):
 @pytest.mark.parametrize("output", [lambda x: np.allclose(x, x), lambda x: np.astype(np.sum(x), "int64")], ids=["bool", "int"])
 def test_grad_of_a_non_float_output_raises(output):
     """autograd's ``grad`` refuses an output that is not a float (its derivative is not defined)."""
-    with pytest.raises(TypeError, match="grad only applies to real scalar-output functions; <lambda> returned"):
+    with pytest.raises(TypeError, match="grad: function <lambda> returned .*; grad only applies to real scalar-output functions"):
         grad(output)(numpy.array([1.0, 2.0]))
 
 
@@ -369,8 +369,7 @@ def test_names_that_are_numpys():
     assert np.__version__ == numpy.__version__ and np.isrealobj(1.0) and not np.isrealobj(1j)
     numpy.testing.assert_array_equal(np.r_[numpy.ones(2), 0:3, 2.0], numpy.r_[numpy.ones(2), 0:3, 2.0])
     numpy.testing.assert_array_equal(np.c_[numpy.ones(2), numpy.zeros(2)], numpy.c_[numpy.ones(2), numpy.zeros(2)])
-    with pytest.raises(NotImplementedError, match="string directives"):
-        np.r_["0,2", numpy.ones(2)]
+    numpy.testing.assert_array_equal(np.r_["0,2", numpy.ones(2)], numpy.r_["0,2", numpy.ones(2)])
     assert np.real_if_close(numpy.array([1.0 + 1e-3j])).dtype == numpy.complex128
     assert np.seterr is numpy.seterr
     for kwargs in ({}, {"indexing": "ij"}, {"sparse": True}):

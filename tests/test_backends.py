@@ -130,6 +130,99 @@ def test_torch_autograd_records_nothing():
     assert not x.requires_grad and not g.requires_grad and g.grad_fn is None
 
 
+def test_torch_inputs_requiring_grad_give_results_without_grad_fn():
+    # issue 13: torch recorded adcore's operations on tensors with requires_grad=True (README: it records nothing)
+    _needs("torch")
+    import torch
+
+    from adcore.test_util import check_grads
+
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([1.5, 0.5, -2.0], dtype=torch.float64, requires_grad=True)  # a constant, as a model's weights
+
+    def loss(x):
+        return np.sum(np.sin(x) * w)
+
+    def layer(x):
+        return np.tanh(x * w)
+
+    value, gradient = adcore.value_and_grad(loss)(x)
+    vjp, y = adcore.make_vjp(layer)(x)
+    y_jvp, tangent = adcore.make_jvp(layer)(x)(torch.ones(3, dtype=torch.float64))
+    hvp_fn, _ = adcore.make_hvp(loss)(x)
+    results = {
+        "value": value,
+        "grad": gradient,
+        "make_vjp value": y,
+        "vjp": vjp(torch.ones(3, dtype=torch.float64)),
+        "make_jvp value": y_jvp,
+        "jvp": tangent,
+        "jacobian": adcore.jacobian(layer)(x),
+        "hessian": adcore.hessian(loss)(x),
+        "hvp": adcore.hvp(loss)(x, torch.ones(3, dtype=torch.float64)),
+        "make_hvp": hvp_fn(torch.ones(3, dtype=torch.float64)),
+        "elementwise_grad": adcore.elementwise_grad(layer)(x),
+    }
+    for what, result in results.items():
+        assert result.grad_fn is None and not result.requires_grad, f"{what} carries {result.grad_fn}"
+    assert torch.is_grad_enabled(), "torch's grad mode is restored after each operator"
+    plain = x.detach()
+    numpy.testing.assert_allclose(gradient.numpy(), (torch.cos(plain) * w.detach()).numpy(), rtol=1e-14)
+    check_grads(loss)(x)
+    with torch.no_grad():  # an operator inside a block of the user's without grad leaves it so
+        adcore.grad(loss)(x)
+        assert not torch.is_grad_enabled()
+
+
+def test_tensordot_takes_numpys_pair_of_axes(backend):
+    # issue 13: tensordot(a, b, axes=(0, 1)) reached torch unconverted and raised
+    rng = numpy.random.default_rng(0)
+    a_data, b_data = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (5, 3))
+    a, b = backend.asarray(a_data), backend.asarray(b_data)
+    for axes in [(0, 1), ([0], [1]), ((0,), 1)]:
+        value = np.tensordot(a, b, axes=axes)
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), numpy.tensordot(a_data, b_data, axes=(0, 1)), rtol=1e-14)
+
+    from adcore.test_util import check_grads
+
+    check_grads(lambda a, b: np.tensordot(a, b, axes=(0, 1)), (0, 1))(a, b)
+
+
+#: indexes mixing integers and an integer array, apart (by a slice) or together
+MIXED_INDEXES = {
+    "int_slice_array": lambda i: (0, slice(None), i),  # torch: (4, 3) transposed from NumPy's (3, 4)
+    "slice_int_array": lambda i: (slice(None), 0, i),
+    "array_slice_int": lambda i: (i, slice(None), 0),
+    "slice_array_slice_int": lambda i: (slice(None), i, slice(None), 0),
+}
+
+
+@pytest.mark.parametrize("kind", MIXED_INDEXES)
+def test_an_integer_beside_an_integer_array_reads_as_numpy_and_as_untraced_or_is_refused(backend, kind):
+    # issue 13: on torch x[0, :, [0, 1, 2]] gave one value under grad (NumPy's rule) and another untraced (torch's)
+    data = numpy.arange(3 * 3 * 4 * 3, dtype=float).reshape(3, 3, 4, 3)
+    positions = numpy.array([2, 0, 1])
+    expected = data[MIXED_INDEXES[kind](positions)]
+    x = backend.asarray(data)
+    index = MIXED_INDEXES[kind](backend.backend.from_numpy(positions, device=backend.device))
+    try:
+        untraced = x[index]
+    except (IndexError, TypeError):  # the library itself refuses such an index (array-api-strict)
+        untraced = None
+    try:
+        _, traced = adcore.make_vjp(lambda x: x[index])(x)
+    except NotImplementedError as error:
+        assert f"the {backend.name} backend cannot index" in str(error)
+        return
+    except (IndexError, TypeError):
+        assert untraced is None, "adcore refuses what the library reads"
+        return
+    numpy.testing.assert_array_equal(backend.to_numpy(traced), expected)
+    if untraced is not None:
+        numpy.testing.assert_array_equal(backend.to_numpy(untraced), expected, err_msg="untraced differs from traced")
+
+
 def test_jax_backend_enables_float64():
     _needs("jax")
     import jax

@@ -115,6 +115,27 @@ def test_holomorphic_grad():
     assert holomorphic_grad(lambda z: np.exp(z) * z)(z) == pytest.approx(numpy.exp(z) * (1 + z))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_holomorphic_grad_of_a_real_input_is_the_complex_derivative(backend, dtype):
+    # issue 13: with complex constants, a real input gave only the real part of f'(x), silently
+    def f(z):
+        return z * np.exp(1j * z)
+
+    def f_prime(x):
+        return numpy.exp(1j * x) * (1 + 1j * x)
+
+    tolerance = 1e-12 if dtype == "float64" else 1e-6
+    x = backend.asarray(0.5, dtype)
+    derivative = holomorphic_grad(f)(x)
+    backend.check_device(derivative)
+    assert str(derivative.dtype).endswith("complex128" if dtype == "float64" else "complex64")
+    assert complex(backend.to_numpy(derivative)) == pytest.approx(f_prime(0.5), rel=tolerance)
+    # a function real on the real line gets its derivative too, as a complex number
+    assert complex(backend.to_numpy(holomorphic_grad(lambda z: z**3)(x))) == pytest.approx(0.75, rel=tolerance)
+    # a Python float is taken as a Python complex
+    assert complex(holomorphic_grad(f)(0.5)) == pytest.approx(f_prime(0.5), rel=1e-12)
+
+
 def test_named_and_dict_gradients():
     def h(a, b, scale=2.0):
         return np.sum(a * b) * scale

@@ -6,7 +6,7 @@ node sums the contributions of its parents as soon as it is built, so nothing
 is walked backwards. This module imports no array library.
 """
 
-from .reverse import missing_rule_message
+from .reverse import joined_output, missing_rule_message
 from .tracer import Node, trace
 from .vspace import VSpace, accumulate, vspace
 
@@ -33,8 +33,10 @@ def make_jvp(fun, x):
     """Return ``jvp(g) -> (ans, tangent)``: ``fun(x)`` and its derivative along ``g``.
 
     ``g`` is in ``x``'s space; the tangent is in the output's space (zeros if
-    the output does not depend on ``x``).
+    the output does not depend on ``x``): for a returned container (a tuple, list or
+    dict of arrays, at any depth), a container of the same structure.
     """
+    fun = joined_output(fun)
 
     def jvp(g):
         start_node = JVPNode.new_root(g)

@@ -16,6 +16,11 @@ primitive_vjps = {}
 snapshots = TypeMap("adcore cannot snapshot", required=False)
 _UNSEEN = object()
 
+#: ``type -> join(output)``: a function's output of a container type that holds traced values, made
+#: one traced value (filled by ``adcore.builtins``), so that ``make_vjp`` and ``make_jvp`` differentiate
+#: each item of a returned tuple, list or dict, at any depth, and return no box; None for other types.
+output_joiners = TypeMap("adcore cannot join outputs of", required=False)
+
 
 class VJPNode(Node):
     """Keeps its primitive ``fun``, its parents and the local VJP, a function from
@@ -110,7 +115,7 @@ def make_vjp(fun, x, single_use=False):
     if not single_use:
         x = snapshot_value(x)
     start_node = VJPNode.new_root()
-    end_value, end_node = trace(start_node, fun, x)
+    end_value, end_node = trace(start_node, joined_output(fun), x)
     if end_node is None:
 
         def vjp(g):
@@ -132,6 +137,17 @@ def make_vjp(fun, x, single_use=False):
 
         end_value = snapshot_value(end_value)
     return vjp, end_value
+
+
+def joined_output(fun):
+    """``fun`` with a returned container of traced values made one traced value (``output_joiners``)."""
+
+    def joined(x):
+        ans = fun(x)
+        join = output_joiners.find(ans)
+        return ans if join is None else join(ans)
+
+    return joined
 
 
 def snapshot_value(value):

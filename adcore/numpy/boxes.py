@@ -5,8 +5,22 @@ import numpy as _np
 from backends import array_backend, backend_of, register_traced_type
 
 from ..core import Box, getval, snapshots
+from . import signatures as np_signatures
 from . import wrapper as anp
-from .selection import argsort
+from .arrays import compress
+from .protocol import array_function, array_ufunc
+from .selection import argpartition, argsort, searchsorted
+
+
+def _signature_method(name):
+    """The method ``name`` of traced arrays: ``adcore.numpy.name(self, ...)`` (NumPy's function of that name)."""
+    function = getattr(np_signatures, name)
+
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 class ArrayBox(Box):
@@ -19,7 +33,8 @@ class ArrayBox(Box):
 
     __slots__ = []
     __array_priority__ = 100.0
-    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of converting the box
+    __array_ufunc__ = array_ufunc  # numpy.sin(x), raw * x: adcore's function of the ufunc's name (NEP 13)
+    __array_function__ = array_function  # numpy.sum(x), numpy.linalg.solve(a, x): adcore's (NEP 18)
 
     shape = property(lambda self: anp.shape(self._value))
     ndim = property(lambda self: anp.ndim(self._value))
@@ -37,6 +52,9 @@ class ArrayBox(Box):
     imag = property(lambda self: anp.imag(self))
     mT = property(lambda self: anp.matrix_transpose(self))
     device = property(lambda self: backend_of(getval(self)).device(getval(self)))
+    itemsize = property(lambda self: self._value.itemsize)
+    nbytes = property(lambda self: self._value.nbytes)
+    flat = property(lambda self: anp.ravel(self))  # indexing and iteration of the flattened array; not writable
 
     def __array_namespace__(self, api_version=None):
         """adcore's differentiable Array API namespace for this array's backend (see ``adcore.array_api``)."""
@@ -108,23 +126,37 @@ class ArrayBox(Box):
     __lt__ = lambda self, other: anp.less(self, other)  # noqa: E731
     __le__ = lambda self, other: anp.less_equal(self, other)  # noqa: E731
 
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return anp.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    # the methods of the same names as NumPy's functions, with NumPy's signatures (signatures.py)
+    sum, mean, prod, max, min, ptp, all, any, var, std, cumsum, cumprod, clip, trace, argmax, argmin = map(
+        _signature_method, "sum mean prod max min ptp all any var std cumsum cumprod clip trace argmax argmin".split()
+    )
 
-    def mean(self, axis=None, keepdims=False):
-        return anp.mean(self, axis=axis, keepdims=keepdims)
+    def round(self, decimals=0, out=None):
+        return np_signatures.round(self, decimals, out)
 
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return anp.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return np_signatures.take(self, indices, axis, out, mode)
 
-    def max(self, axis=None, keepdims=False):
-        return anp.max(self, axis=axis, keepdims=keepdims)
+    def compress(self, condition, axis=None, out=None):
+        return compress(condition, self, axis, out)
 
-    def min(self, axis=None, keepdims=False):
-        return anp.min(self, axis=axis, keepdims=keepdims)
+    def searchsorted(self, v, side="left", sorter=None):
+        return searchsorted(self, v, side, sorter)
 
-    def reshape(self, *shape):
-        return anp.reshape(self, shape[0] if len(shape) == 1 else shape)
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return argpartition(self, kth, axis, kind, order)
+
+    def choose(self, choices, out=None, mode="raise"):
+        from .arrays import choose  # a traced array of indices: the choices decide what is differentiated
+
+        return choose(self, choices, out, mode)
+
+    def tolist(self):
+        """Nested lists of 0-d traced values (a traced value cannot become Python numbers: that would drop its derivative)."""
+        return [item.tolist() for item in self] if self.ndim else self
+
+    def reshape(self, *shape, order="C", copy=None):
+        return np_signatures.reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
     def transpose(self, *axes):
         return anp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
@@ -140,7 +172,7 @@ class ArrayBox(Box):
     def dot(self, other):
         return anp.dot(self, other)
 
-    def astype(self, dtype):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return anp.astype(self, dtype)
 
     def conj(self):
@@ -148,49 +180,54 @@ class ArrayBox(Box):
 
     conjugate = conj
 
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return anp.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
-
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return anp.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
-
-    def cumsum(self, axis=None):
-        return anp.cumsum(self, axis=axis)
-
-    def cumprod(self, axis=None):
-        return anp.cumprod(self, axis=axis)
-
-    def clip(self, min=None, max=None):
-        return anp.clip(self, min, max)
-
     def swapaxes(self, axis1, axis2):
         return anp.swapaxes(self, axis1, axis2)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return anp.diagonal(self, offset, axis1, axis2)
 
-    def trace(self, offset=0, axis1=0, axis2=1):
-        return anp.trace(self, offset, axis1, axis2)
-
     def repeat(self, repeats, axis=None):
         return anp.repeat(self, repeats, axis)
-
-    def argmax(self, axis=None, keepdims=False):
-        return anp.argmax(self, axis=axis, keepdims=keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        return anp.argmin(self, axis=axis, keepdims=keepdims)
 
     def nonzero(self):
         return anp.nonzero(self)
 
-    def copy(self):
+    def copy(self, order="K"):
         return self
+
+    def __copy__(self):
+        return self  # immutable: its own copy
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def view(self, dtype=None, type=None):
+        """The array itself (a traced array is immutable); a view as another dtype or type is refused."""
+        if dtype is not None or type is not None:
+            raise TypeError("adcore: a traced array cannot be viewed as another dtype or type (that reinterprets its bytes)")
+        return self
+
+    def __contains__(self, value):
+        return bool(anp.any(anp.equal(self, value)))
+
+    def __divmod__(self, other):
+        return anp.floor_divide(self, other), anp.mod(self, other)
+
+    def __rdivmod__(self, other):
+        return anp.floor_divide(other, self), anp.mod(other, self)
 
     def argsort(self, axis=-1):
         return argsort(self, axis)
 
     item = _no_conversion
+
+    def _no_writing(self, *args, **kwargs):
+        raise TypeError(
+            "adcore: arrays being differentiated cannot be changed in place (sort, partition, fill, put, resize); "
+            "use the functions that return a new array: adcore.numpy.sort, np.partition, np.full_like, np.where, np.resize"
+        )
+
+    sort = partition = fill = put = resize = itemset = setfield = _no_writing
 
 
 SCALAR_TYPES = (

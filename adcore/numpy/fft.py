@@ -432,3 +432,7 @@ def fftfreq(n, d=1.0, device=None):
 def rfftfreq(n, d=1.0, device=None):
     """The ``n // 2 + 1`` non-negative sample frequencies of an ``n``-point ``rfft`` (as ``fftfreq``)."""
     return default_backend().fft.rfftfreq(n, d=d, device=device)
+
+
+test = _np.fft.test  # NumPy's test runner of numpy.fft, as autograd.numpy.fft has it
+__all__ += ["test"]

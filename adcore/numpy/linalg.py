@@ -13,9 +13,11 @@ Conventions
 -----------
 - Stacks of matrices ``(..., m, n)`` are supported wherever NumPy supports
   them (``lstsq`` is 2-d only, as in NumPy).
-- Functions with several outputs (``slogdet``, ``eigh``, ``svd``, ``qr``,
-  ``eig``, ``lstsq``) return plain tuples, not NumPy's named tuples: adcore
-  traces tuples item by item.
+- Functions with several outputs return NumPy 2's named tuples, traced or not
+  (``eigh(a).eigenvalues``, ``slogdet(a).logabsdet``, ``svd(a).S``, ``qr(a).R``,
+  ``eig(a).eigenvectors``), which unpack as tuples; their tangents are named tuples
+  of the same type, and a plain tuple is taken as their cotangent. ``lstsq``
+  returns a plain tuple, as NumPy does.
 - ``eigh``, ``eigvalsh`` and ``cholesky`` read one triangle of ``a`` (the
   lower one unless ``UPLO="U"``), as NumPy does; the raw functions make that
   explicit (they factor the symmetric matrix built from that triangle) so every
@@ -48,6 +50,9 @@ import builtins
 import math
 import numbers
 import operator
+from collections import namedtuple
+
+import numpy as _np
 
 from backends import backend_of
 
@@ -74,6 +79,14 @@ __all__ = [
     "svd",
     "vector_norm",
 ]
+
+
+#: NumPy 2's named results (``numpy.linalg._linalg``), also the Array API's.
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
 # ---- helpers: the backend's function, and matrix algebra with adcore functions ----
@@ -109,7 +122,7 @@ def _mm(*factors):
 
 def _diag(v):
     """The stack of diagonal matrices with ``v`` (``(..., n)``) on the diagonal: ``(..., n, n)``."""
-    return anp.make_diagonal(v, axis1=-1, axis2=-2)
+    return anp.multiply(anp.expand_dims(v, -1), anp.eye_like(v))
 
 
 def _diagonal(x):
@@ -303,13 +316,13 @@ defjvp(det, jvp_det)
 
 @primitive
 def slogdet(a):
-    """``(sign, logabsdet)`` of each square matrix of ``a`` (real), as a plain tuple.
+    """``SlogdetResult(sign, logabsdet)`` of each square matrix of ``a`` (real).
 
     Derivative (Giles 2008): ``d logabsdet = sum(inv(a).T * da)``; ``sign`` is piecewise
     constant (derivative 0).
     """
     sign, logabsdet = _linalg_fun("slogdet", a)(a)
-    return (sign, logabsdet)
+    return SlogdetResult(sign, logabsdet)
 
 
 def grad_slogdet(ans, a):
@@ -320,7 +333,7 @@ def grad_slogdet(ans, a):
 def jvp_slogdet(g, ans, a):
     _real_only("slogdet", a)
     sign = ans[0]
-    return (anp.zeros_like(sign), anp.sum(anp.multiply(_t(inv(a)), g), axis=(-2, -1)))
+    return SlogdetResult(anp.zeros_like(sign), anp.sum(anp.multiply(_t(inv(a)), g), axis=(-2, -1)))
 
 
 defvjp(slogdet, grad_slogdet)
@@ -577,9 +590,9 @@ defjvp(cholesky, jvp_cholesky)
 
 @primitive
 def eigh(a, UPLO="L"):
-    """``(w, v)``: the eigenvalues (ascending, real) and eigenvectors (columns) of each real
-    symmetric or complex Hermitian matrix of ``a``, read from its lower (``UPLO="L"``) or upper
-    triangle, as a plain tuple.
+    """``EighResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (ascending, real) and
+    eigenvectors ``v`` (columns) of each real symmetric or complex Hermitian matrix of ``a``, read
+    from its lower (``UPLO="L"``) or upper triangle.
 
     Derivative (Giles 2008, 3.1; Seeger et al. 2017), for distinct eigenvalues: with the
     symmetric tangent ``dS`` built from the triangle read and ``M = v.T dS v``,
@@ -596,7 +609,7 @@ def eigh(a, UPLO="L"):
         If ``UPLO`` is not ``"L"`` or ``"U"``.
     """
     w, v = _linalg_fun("eigh", a)(_symmetric_from(a, _lower_uplo(UPLO)))
-    return (w, v)
+    return EighResult(w, v)
 
 
 def grad_eigh(ans, a, UPLO="L"):
@@ -614,7 +627,7 @@ def grad_eigh(ans, a, UPLO="L"):
 def jvp_eigh(g, ans, a, UPLO="L"):
     w, v = ans
     m = _mm(_ct(v), _symmetric_from(g, _lower_uplo(UPLO)), v)
-    return (_real(_diagonal(m)), _mm(v, anp.multiply(_inverse_gaps(w), m)))
+    return EighResult(_real(_diagonal(m)), _mm(v, anp.multiply(_inverse_gaps(w), m)))
 
 
 defvjp(eigh, grad_eigh)
@@ -655,7 +668,7 @@ defjvp(eigvalsh, jvp_eigvalsh)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """The singular value decomposition of each real or complex matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
 
-    Returns the plain tuple ``(u, s, vh)`` with ``a = u[..., :k] * s @ vh[..., :k, :]``:
+    Returns ``SVDResult(U, S, Vh)``, ``(u, s, vh)`` with ``a = u[..., :k] * s @ vh[..., :k, :]``:
     ``u`` is ``(..., m, m)`` and ``vh`` ``(..., n, n)`` with ``full_matrices=True`` (NumPy's
     default), else ``(..., m, k)`` and ``(..., k, n)``; ``s`` (``(..., k)``, descending) alone
     when ``compute_uv=False``. ``hermitian`` is accepted for compatibility and ignored.
@@ -682,7 +695,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return fun(a)
     u, s, vh = fun(a, full_matrices=full_matrices)
-    return (u, s, vh)
+    return SVDResult(u, s, vh)
 
 
 def _svd_split(ans, full_matrices, m, n):
@@ -756,7 +769,7 @@ def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         du = anp.concatenate([du, anp.negative(_mm(u, _ct(du), u_perp))], axis=-1)
     if v_perp is not None:
         dv = anp.concatenate([dv, anp.negative(_mm(v, _ct(dv), v_perp))], axis=-1)
-    return (du, _real(_diagonal(dp)), _ct(dv))
+    return SVDResult(du, _real(_diagonal(dp)), _ct(dv))
 
 
 defvjp(svd, grad_svd)
@@ -767,7 +780,7 @@ defjvp(svd, jvp_svd)
 def qr(a, mode="reduced"):
     """The QR factorization of each real matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
 
-    ``mode="reduced"``: the plain tuple ``(q, r)``, ``q`` ``(..., m, k)`` with orthonormal
+    ``mode="reduced"``: ``QRResult(Q, R)``, ``(q, r)`` with ``q`` ``(..., m, k)`` with orthonormal
     columns and ``r`` ``(..., k, n)`` upper triangular; ``"complete"``: ``q`` ``(..., m, m)``
     and ``r`` ``(..., m, n)``; ``"r"``: ``r`` alone (as ``"reduced"``).
 
@@ -788,7 +801,7 @@ def qr(a, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r' (adcore does not support {mode!r})")
     q, r = _linalg_fun("qr", a)(a, mode="complete" if mode == "complete" else "reduced")
-    return r if mode == "r" else (q, r)
+    return r if mode == "r" else QRResult(q, r)
 
 
 def _qr_jvp_tall(q, r, da):
@@ -854,7 +867,7 @@ def jvp_qr(g, ans, a, mode="reduced"):
         q, r = qr(a)
         return _qr_jvp(q, r, a, g, False)[1]
     q, r = ans
-    return _qr_jvp(q, r, a, g, mode == "complete")
+    return QRResult(*_qr_jvp(q, r, a, g, mode == "complete"))
 
 
 defvjp(qr, grad_qr)
@@ -863,8 +876,8 @@ defjvp(qr, jvp_qr)
 
 @primitive
 def eig(a):
-    """``(w, v)``: the eigenvalues and right eigenvectors (unit-norm columns) of each square
-    matrix of ``a``, as a plain tuple of complex arrays.
+    """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` and right eigenvectors ``v``
+    (unit-norm columns) of each square matrix of ``a``, complex arrays.
 
     Unlike NumPy, the result is always complex (``complex64`` for ``float32``/``complex64``
     input, else ``complex128``), also when every eigenvalue is real, so its dtype does not
@@ -883,7 +896,7 @@ def eig(a):
     backend = backend_of(a, op="eig")
     single = str(a.dtype).split(".")[-1] in ("float32", "complex64")
     complex_dtype = backend.dtype("complex64" if single else "complex128")
-    return (backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))
+    return EigResult(backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))
 
 
 def grad_eig(ans, a):
@@ -906,7 +919,7 @@ def jvp_eig(g, ans, a):
     c = solve(v, _mm(anp.astype(g, getval(v).dtype), v))
     dv = _mm(v, anp.multiply(_inverse_gaps(w), c))
     radial = anp.real(anp.sum(anp.multiply(anp.conj(v), dv), axis=-2))
-    return (_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
+    return EigResult(_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
 
 
 defvjp(eig, grad_eig)
@@ -1050,3 +1063,135 @@ def norm(x, ord=None, axis=None, keepdims=False):
         result = matrix_norm(moved, ord="fro" if ord is None else ord)
         return anp.expand_dims(result, tuple(sorted(axes))) if keepdims else result
     raise ValueError(f"norm: improper number of dimensions to norm ({nd}-d array, axis={axis})")
+
+
+# ---- the rest of numpy.linalg: compositions of the functions above ----
+
+LinAlgError = _np.linalg.LinAlgError
+test = _np.linalg.test
+
+
+def eigvals(a):
+    """The eigenvalues of each square matrix of ``a`` (those of :func:`eig`), real when ``a`` is real and
+    every eigenvalue is real, as NumPy's (read on the values; complex otherwise)."""
+    w = eig(a)[0]
+    if anp.iscomplexobj(a):
+        return w
+    raw = getval(w)
+    backend = backend_of(raw, op="eigvals")
+    return anp.real(w) if bool(backend.to_numpy(backend.all(backend.imag(raw) == 0))) else w
+
+
+def svdvals(x, /):
+    """The singular values of each matrix of ``x``, descending: ``svd(x, compute_uv=False)``."""
+    return svd(x, compute_uv=False)
+
+
+def cond(x, p=None):
+    """The condition number of each matrix of ``x``: the ratio of extreme singular values for ``p`` in
+    ``None, 2, -2``, else ``norm(x, p) * norm(inv(x), p)`` (square ``x``)."""
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    _square_matrix_shape(x, "cond")
+    return anp.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+@notrace_primitive
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The number of singular values of each matrix of ``A`` above ``tol`` (default ``rtol`` times the
+    largest, ``rtol`` defaulting to ``max(m, n) * eps``); for fewer than 2 dimensions, 1 unless all zero.
+    Not differentiable (an integer)."""
+    backend = backend_of(A, op="matrix_rank")
+    A = A if hasattr(A, "shape") else backend.asarray(A)
+    if A.ndim < 2:
+        return int(not bool(backend.to_numpy(backend.all(A == 0))))
+    s = backend.abs(_linalg_fun("eigvalsh", A)(A)) if hermitian else svd(A, compute_uv=False)
+    largest = backend.max(s, axis=-1, keepdims=True)
+    if tol is None:
+        eps = backend.finfo(s.dtype).eps
+        tol = largest * (builtins.max(A.shape[-2:]) * eps if rtol is None else rtol)
+    else:
+        tol = backend.asarray(tol)[..., None] if hasattr(tol, "shape") else tol
+    return backend.sum(backend.astype(s > tol, backend.dtype("int64")), axis=-1)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` as a linear map from its last axes to its first ``ind`` axes (NumPy's ``tensorinv``)."""
+    if ind <= 0:
+        raise ValueError("tensorinv: Invalid ind argument.")
+    shape = anp.shape(a)
+    rows = math.prod(shape[ind:])
+    return anp.reshape(inv(anp.reshape(a, (rows, -1))), shape[ind:] + shape[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """The ``x`` with ``tensordot(a, x, axes=x.ndim) == b`` (NumPy's ``tensorsolve``); ``axes`` are moved to the end first."""
+    n = anp.ndim(a)
+    if axes is not None:
+        rest = [k for k in range(n) if k not in [ax % n for ax in axes]]
+        a = anp.transpose(a, rest + [ax % n for ax in axes])
+    unknown_shape = anp.shape(a)[-(n - anp.ndim(b)) :]
+    size = math.prod(unknown_shape)
+    if anp.size(a) != size**2:
+        raise LinAlgError("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return anp.reshape(solve(anp.reshape(a, (size, size)), anp.ravel(b)), unknown_shape)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along ``axis`` (the Array API's ``linalg.cross``)."""
+    if anp.shape(x1)[axis] != 3 or anp.shape(x2)[axis] != 3:
+        raise ValueError(
+            f"cross: both inputs must be 3-vectors along axis {axis}, got shapes {anp.shape(x1)} and {anp.shape(x2)}"
+        )
+    return anp.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """The ``offset`` diagonal of each matrix of ``x`` (its last two axes)."""
+    return anp.diagonal(x, offset, -2, -1)
+
+
+def matmul(x1, x2, /):
+    """The matrix product, broadcast over leading axes."""
+    return anp.matmul(x1, x2)
+
+
+def matrix_transpose(x, /):
+    """Each matrix of ``x`` transposed."""
+    return anp.matrix_transpose(x)
+
+
+def outer(x1, x2, /):
+    """The outer product of two 1-d arrays."""
+    if anp.ndim(x1) != 1 or anp.ndim(x2) != 1:
+        raise ValueError(f"outer: inputs must be 1-d, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
+    return anp.outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``numpy.tensordot`` with the standard's keyword-only ``axes``."""
+    return anp.tensordot(x1, x2, axes=axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sum of the ``offset`` diagonal of each matrix of ``x``."""
+    result = anp.trace(x, offset, -2, -1)
+    return result if dtype is None else anp.astype(result, dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``sum(conj(x1) * x2, axis)``, broadcasting the other axes.
+
+    Raises
+    ------
+    ValueError
+        If either input is 0-d (NumPy's rule: the vectors' axis must exist).
+    """
+    if anp.ndim(x1) == 0 or anp.ndim(x2) == 0:
+        raise ValueError(f"vecdot: both inputs need a vector axis, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
+    return anp.sum(anp.multiply(anp.conj(x1), x2), axis=axis)
+
+
+__all__ += ["LinAlgError", "cond", "cross", "diagonal", "eigvals", "matmul", "matrix_rank", "matrix_transpose", "outer"]
+__all__ += ["svdvals", "tensordot", "tensorinv", "tensorsolve", "test", "trace", "vecdot"]

@@ -27,6 +27,10 @@ import numpy.random as _np_random
 from backends import default_backend
 
 __all__ = list(_np_random.__all__)
+get_bit_generator = _np_random.get_bit_generator  # the bit generator behind the module functions
+set_bit_generator = _np_random.set_bit_generator
+test = _np_random.test
+__all__ += ["get_bit_generator", "set_bit_generator", "test"]
 
 
 def _to_default_backend(value):

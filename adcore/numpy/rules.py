@@ -23,8 +23,6 @@ import math
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-import backends
-
 from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, defvjp_argnums, getval
 from . import wrapper as anp
 
@@ -339,18 +337,18 @@ defvjp(
 )
 defjvp(anp.clip, lambda g, ans, a, a_min, a_max: broadcast(anp.where(inside_clip(a, a_min, a_max), g, 0.0), ans))
 defvjp(
-    anp.where,
+    anp.where.primitive,
     None,
     lambda ans, c, x, y: unbroadcast_elementwise(x, ans, lambda g: anp.where(c, g, 0.0)),
     lambda ans, c, x, y: unbroadcast_elementwise(y, ans, lambda g: anp.where(c, 0.0, g)),
 )
 defjvp(
-    anp.where,
+    anp.where.primitive,
     None,
     lambda g, ans, c, x, y: broadcast(anp.where(c, g, 0.0), ans),
     lambda g, ans, c, x, y: broadcast(anp.where(c, 0.0, g), ans),
 )
-def_batch_safe_vjp(anp.clip, anp.where)
+def_batch_safe_vjp(anp.clip, anp.where.primitive)
 
 # ---- reductions ----
 
@@ -371,9 +369,9 @@ def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
     return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
 
 
-defvjp(anp.sum, grad_sum)
-def_linear(anp.sum)
-def_batch_safe_vjp(anp.sum)
+defvjp(anp.sum.primitive, grad_sum)
+def_linear(anp.sum.primitive)
+def_batch_safe_vjp(anp.sum.primitive)
 
 
 def chooser_weights(ans, x, axis, keepdims):
@@ -421,14 +419,14 @@ def grad_prod(ans, x, axis=None, dtype=None, keepdims=False):
     )
 
 
-defvjp(anp.prod, grad_prod)
+defvjp(anp.prod.primitive, grad_prod)
 defjvp(
-    anp.prod,
+    anp.prod.primitive,
     lambda g, ans, x, axis=None, dtype=None, keepdims=False: broadcast(
         anp.sum(anp.multiply(g, prod_of_others(x, axis)), axis=axis, keepdims=keepdims), ans
     ),
 )
-def_batch_safe_vjp(anp.prod)
+def_batch_safe_vjp(anp.prod.primitive)
 
 
 def reverse_cumsum(g, axis):
@@ -712,24 +710,12 @@ def_batch_safe_vjp(anp.getitem, anp.untake)
 # ---- dtype ----
 
 
-def is_inexact(value):
-    """Whether ``value`` has a floating-point or complex dtype (so carries derivatives)."""
-    value = getval(value)
-    return bool(backends.backend_of(value).isdtype(value.dtype, ("real floating", "complex floating")))
-
-
 def grad_astype(ans, x, dtype):
-    """A cast to floating point passes the cotangent through; a cast to an integer or boolean
-    dtype is piecewise constant, so its derivative is 0 (JAX's convention)."""
-    if not is_inexact(ans):
-        return lambda g: anp.zeros_like(g, dtype=getattr(getval(x), "dtype", None))
+    """A cast to a floating-point or complex dtype passes the cotangent through (a cast to an
+    integer or boolean dtype is not traced: ``anp.astype``)."""
     return unbroadcast_f(x, lambda g: g)
 
 
-def jvp_astype(g, ans, x, dtype):
-    return anp.astype(g, dtype) if is_inexact(ans) else anp.zeros_like(ans)
-
-
-defvjp(anp.astype, grad_astype)
-defjvp(anp.astype, jvp_astype)
-def_batch_safe_vjp(anp.astype)
+defvjp(anp.astype.primitive, grad_astype)
+def_linear(anp.astype.primitive)
+def_batch_safe_vjp(anp.astype.primitive)

@@ -8,6 +8,7 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 """
 
 import builtins
+from functools import wraps
 
 import numpy as _np
 
@@ -26,6 +27,52 @@ def _elementwise(name, api_name=None):
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     return raw
+
+
+def _untraced_when(piecewise_constant):
+    """Decorate a primitive so that the calls for which ``piecewise_constant(*args, **kwargs)`` holds
+    compute on the raw values and return an untraced result; ``.primitive`` is the primitive
+    itself, which holds the rules.
+
+    Those calls make integer or boolean values (a cast to an integer dtype, a sum in one,
+    ``where(condition)``'s indices): piecewise constant in the inputs, so their derivative is zero
+    wherever it exists. Untraced, they carry no tangent or cotangent, and serve as indices, shapes
+    and factors in both modes and at every order (``x[x[0].astype(int)] * x ** 2``), as the
+    results of comparisons, ``floor`` and ``argmax`` do (``notrace_primitive``).
+    """
+
+    def decorate(traced):
+        raw = traced.fun
+
+        @wraps(raw)
+        def fun(*args, **kwargs):
+            try:
+                untraced = piecewise_constant(*args, **kwargs)
+            except TypeError:  # a call the function itself refuses (and names)
+                untraced = False
+            if untraced:
+                return raw(*map(getval, args), **kwargs)
+            return traced(*args, **kwargs)
+
+        fun.primitive = traced
+        return fun
+
+    return decorate
+
+
+def _exact_dtype(x, dtype):
+    """Whether ``dtype`` (read by the backend of ``x``) is an integer or boolean dtype; None is not."""
+    if dtype is None:
+        return False
+    backend = backend_of(getval(x))
+    try:
+        return _exact_dtypes[backend, dtype]
+    except KeyError:
+        exact = _exact_dtypes[backend, dtype] = not backend.isdtype(backend.dtype(dtype), ("real floating", "complex floating"))
+        return exact
+
+
+_exact_dtypes = {}  # (backend, dtype) -> whether it is an integer or boolean dtype
 
 
 # ---- differentiable elementwise functions ----
@@ -153,6 +200,7 @@ def angle(z, deg=False):
     return rad2deg(result) if deg else result
 
 
+@_untraced_when(lambda condition, x=None, y=None: x is None and y is None)
 @primitive
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
@@ -176,6 +224,7 @@ def clip(a, a_min, a_max):
 # ---- reductions ----
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def sum(x, axis=None, dtype=None, keepdims=False):
     if isinstance(x, (list, tuple)):  # a list, perhaps of traced values: made one (traced) array first
@@ -184,6 +233,7 @@ def sum(x, axis=None, dtype=None, keepdims=False):
     return backend.sum(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
 
+@_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def prod(x, axis=None, dtype=None, keepdims=False):
     if isinstance(x, (list, tuple)):
@@ -335,6 +385,10 @@ def matmul(a, b):
 
 @primitive
 def tensordot(a, b, axes=2):
+    """The sum of products over ``axes``: an int (the last ``axes`` of ``a`` with the first of ``b``), or a
+    pair of axes or of sequences of axes (NumPy's forms; an axis alone is made a sequence, the standard's form)."""
+    if not isinstance(axes, int):
+        axes = tuple((axis,) if isinstance(axis, int) else tuple(axis) for axis in axes)
     return backend_of(a, b, op="tensordot").tensordot(a, b, axes=axes)
 
 
@@ -466,77 +520,6 @@ def dstack(arrays):
 
 def column_stack(arrays):
     return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in arrays], axis=1)
-
-
-row_stack = vstack
-
-
-class _Concatenator:
-    """``r_[...]`` and ``c_[...]``: NumPy's index-expression concatenation of arrays, scalars and
-    ranges (``r_[x, 0.0, 1:4]``), differentiable in the arrays. String directives are not supported."""
-
-    def __init__(self, name, columns):
-        self.name = name
-        self.columns = columns
-
-    def __getitem__(self, key):
-        items = []
-        for item in key if isinstance(key, tuple) else (key,):
-            if isinstance(item, str):
-                raise NotImplementedError(f"{self.name}: string directives such as {item!r} are not supported")
-            # a range start:stop:step as NumPy reads it (a complex step: a linspace), as a list of numbers
-            items.append(_np.r_[item].tolist() if isinstance(item, slice) else item)
-        items = _as_arrays_like(items)  # numbers on the backend, device and dtype of the first array
-        if self.columns:  # c_: 1-d arrays become columns, everything at least 2-d, joined along the last axis
-            return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in items], axis=-1)
-        return concatenate([atleast_1d(a) for a in items], axis=0)
-
-
-r_ = _Concatenator("r_", columns=False)
-c_ = _Concatenator("c_", columns=True)
-
-
-def select(condlist, choicelist, default=0):
-    """``choicelist[i]`` where ``condlist[i]`` is the first true condition, else ``default``
-    (NumPy's ``select``), as nested ``where``: differentiable in the choices and the default."""
-    result = default
-    for condition, choice in reversed(list(zip(condlist, choicelist))):
-        result = where(condition, choice, result)
-    return result
-
-
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """Coordinate arrays from 1-d coordinate vectors, as NumPy's ``meshgrid`` (a tuple; traced
-    when an input is): reshapes and, unless ``sparse``, broadcasts, so differentiable in ``xi``."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    n = len(xi)
-    shapes = [(1,) * i + (-1,) + (1,) * (n - i - 1) for i in range(n)]
-    if indexing == "xy" and n > 1:
-        shapes[0], shapes[1] = shapes[0][1::-1] + shapes[0][2:], shapes[1][1::-1] + shapes[1][2:]
-    grids = [reshape(x, s) for x, s in zip(xi, shapes)]
-    if not sparse:
-        full = tuple(builtins.max(shape(g)[i] for g in grids) for i in range(n))
-        grids = [broadcast_to(g, full) for g in grids]
-        grids = [g if isbox(g) else backend_of(g).asarray(g, copy=True) for g in grids] if copy else grids
-    return container(tuple(grids))
-
-
-seterr, geterr = _np.seterr, _np.geterr  # NumPy's floating-point error handling (the numpy backend's)
-
-
-def make_diagonal(D, offset=0, axis1=0, axis2=1):
-    """autograd's ``make_diagonal``: the stack of diagonal matrices with ``D``'s last axis on the
-    diagonal, shape ``D.shape + D.shape[-1:]`` (only ``offset=0, axis1=-1, axis2=-2``, as autograd).
-
-    Raises
-    ------
-    NotImplementedError
-        For other ``offset``, ``axis1`` or ``axis2``.
-    """
-    if not (offset == 0 and axis1 == -1 and axis2 == -2):
-        raise NotImplementedError("make_diagonal: only offset=0, axis1=-1, axis2=-2 are supported (as in autograd)")
-    return multiply(expand_dims(D, -1), eye_like(D))
 
 
 def append(arr, values, axis=None):
@@ -871,8 +854,10 @@ def untake(g, index, x_shape):
 # ---- dtype ----
 
 
+@_untraced_when(_exact_dtype)
 @primitive
 def astype(x, dtype):
+    """``x`` cast to ``dtype``; a cast to an integer or boolean dtype is untraced (its derivative is zero)."""
     backend = backend_of(x, op="astype")
     if not hasattr(x, "dtype"):  # a Python scalar (a traced float, or a rule's comparison of one)
         return backend.asarray(x, dtype=backend.dtype(dtype))
@@ -884,23 +869,6 @@ def astype(x, dtype):
 real = primitive(_elementwise("real"))
 imag = primitive(_elementwise("imag"))
 conj = conjugate = primitive(_elementwise("conj"))
-
-
-def real_if_close(a, tol=100):
-    """``real(a)`` when every imaginary part of ``a`` is within ``tol`` machine epsilons of 0 (decided
-    on the values), else ``a``; differentiable in ``a`` either way."""
-    if not iscomplexobj(a):
-        return a
-    raw = getval(a)
-    backend = backend_of(raw, op="real_if_close")
-    eps = float(_np.finfo(_np.dtype(str(result_type(raw)).split(".")[-1])).eps)  # a complex dtype's is its parts'
-    return real(a) if bool(backend.all(backend.abs(backend.imag(raw)) < tol * eps)) else a
-
-
-@notrace_primitive
-def isrealobj(x):
-    """Whether ``x`` has no complex dtype (NumPy's ``isrealobj``)."""
-    return not iscomplexobj(x)
 
 
 @notrace_primitive
@@ -1195,7 +1163,16 @@ def _casting_int_type(int_type):
 
 
 int8, int16, int32, int64 = map(_casting_int_type, (_np.int8, _np.int16, _np.int32, _np.int64))
-longdouble, clongdouble, ndarray, dtype = _np.longdouble, _np.clongdouble, _np.ndarray, _np.dtype
 
-_imported = {"builtins", "container", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive"}
+_imported = {
+    "builtins",
+    "container",
+    "backend_of",
+    "default_backend",
+    "getval",
+    "isbox",
+    "notrace_primitive",
+    "primitive",
+    "wraps",
+}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

@@ -985,3 +985,12 @@ def _standard_sylvester(backend, a, b, q):
     kron = backend.reshape(kron, kron.shape[:-4] + (m * n, m * n))
     x = backend.linalg.solve(kron, backend.reshape(q, q.shape[:-2] + (m * n, 1)))
     return backend.reshape(x, x.shape[:-2] + (m, n))
+
+
+# ---- the rest of scipy.linalg (compositions of the functions above, and SciPy's own names) ----
+
+from .linalg_compositions import *  # noqa: E402, F403 - after the definitions above, which it builds on
+from .linalg_compositions import __all__ as _compositions_all  # noqa: E402
+from .linalg_compositions import scipy_own as __getattr__  # noqa: E402, F401 - SciPy's own helpers, on first use
+
+__all__ += _compositions_all

@@ -1,4 +1,4 @@
-"""The Dirichlet distribution with concentrations ``alpha``: ``scipy.stats.dirichlet``'s ``logpdf`` and ``pdf``.
+"""The Dirichlet distribution with concentrations ``alpha``: ``scipy.stats.dirichlet``'s ``logpdf``, ``pdf`` and ``rvs``.
 
 Compositions of ``adcore.numpy`` and ``adcore.scipy.special`` functions,
 differentiable in ``x`` (``(alpha - 1) / x``) and ``alpha``
@@ -11,8 +11,12 @@ as autograd's). NaN where some ``alpha <= 0``. Only ``numpy`` and ``cupy`` have
 ``gammaln``.
 """
 
-from ...core import notrace_primitive
+import importlib
+
+from backends import backend_of
+
 from ...numpy import wrapper as anp
+from ...numpy.passthrough import _on_default_backend, without_derivative
 from ..special import gammaln, xlogy
 from ._util import promote, valid
 
@@ -46,9 +50,12 @@ def pdf(x, alpha):
     return anp.exp(logpdf(x, alpha))
 
 
-@notrace_primitive
-def rvs(alpha, size=1, random_state=None):
-    """Samples, SciPy's ``scipy.stats.dirichlet.rvs`` (NumPy arrays; not differentiable)."""
-    import scipy.stats  # only when sampling: importing scipy.stats takes a while
+def _rvs(alpha, size=1, random_state=None):
+    """SciPy's samples (``scipy.stats.dirichlet.rvs``: shape ``size + (K,)``, drawn by NumPy from
+    ``random_state``), on the default backend; ``alpha`` of any backend is read on the host."""
+    alpha = backend_of(alpha).to_numpy(alpha) if hasattr(alpha, "shape") else alpha
+    scipy_stats = importlib.import_module("scipy.stats")
+    return _on_default_backend(scipy_stats.dirichlet.rvs(alpha, size=size, random_state=random_state))
 
-    return scipy.stats.dirichlet.rvs(alpha, size=size, random_state=random_state)
+
+rvs = without_derivative(_rvs, "scipy.stats.dirichlet.rvs", "a sample's derivative in alpha needs implicit reparametrization")

@@ -1,0 +1,620 @@
+"""NumPy's array construction and rearrangement functions, differentiable as compositions of primitives.
+
+Each function here selects, repeats, places or combines the elements of its
+array arguments: it is written with adcore's primitives (``take``,
+``concatenate``, ``where``, ``broadcast_to``, ``getitem``, ...), so both modes
+and every order come from their rules, on every backend those primitives run
+on. Where *which* elements are taken depends on the values (``unique``,
+``trim_zeros``, the set operations, ``sort_complex``) or on a NumPy rule that is
+easiest read off NumPy itself (``insert``, ``delete``), the positions are
+computed on the values, not traced (their derivative is zero), and the
+elements are then gathered with ``take``: the derivative flows to the elements
+taken, repeated positions accumulating. Those value-dependent functions need
+the library's NumPy-named function (``Backend.numpy_function``: NumPy, CuPy,
+JAX, Dask) and raise ``NotImplementedError`` naming the backend elsewhere;
+their results have value-dependent sizes, which Dask arrays do not know.
+
+Functions of several results return plain tuples (NumPy's ``unique_all`` and
+friends return named tuples), as ``adcore.numpy.linalg`` does.
+"""
+
+import builtins
+import math
+
+import numpy as _np
+
+from backends import backend_of
+
+from ..core import getval, isbox
+from . import wrapper as anp
+from .passthrough import _check_order, host_values, indices
+from .selection import take, take_along_axis
+
+__all__ = [
+    "apply_along_axis",
+    "apply_over_axes",
+    "array_from_args",
+    "asanyarray",
+    "asarray_chkfinite",
+    "ascontiguousarray",
+    "asfortranarray",
+    "block",
+    "broadcast_arrays",
+    "c_",
+    "c_class",
+    "choose",
+    "compress",
+    "concat",
+    "delete",
+    "diagflat",
+    "extract",
+    "fromfunction",
+    "insert",
+    "intersect1d",
+    "make_diagonal",
+    "meshgrid",
+    "permute_dims",
+    "piecewise",
+    "r_",
+    "r_class",
+    "require",
+    "resize",
+    "row_stack",
+    "select",
+    "setdiff1d",
+    "setxor1d",
+    "sort_complex",
+    "trim_zeros",
+    "union1d",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unstack",
+]
+
+
+# ---- helpers ----
+
+
+def _from_host(values, a, dtype=None):
+    """The NumPy data ``values`` as an array of ``a``'s backend (``a`` traced or not), on its device, in
+    ``dtype`` (a dtype of that backend; NumPy's own by default)."""
+    value = getval(a)
+    backend = backend_of(value, op="constant")
+    return backend.from_numpy(_np.asarray(values), dtype=dtype, device=backend.device(value))
+
+
+def _index_like(index, a, dtype="int64"):
+    """The NumPy integer array ``index`` as an integer array (int64 unless ``dtype``) of ``a``'s backend, on its device."""
+    return _from_host(_np.asarray(index, dtype=dtype), a)
+
+
+def _true_positions(condition, a):
+    """The flat positions where ``condition`` (an array, a list or a bool) holds, as an integer array
+    of ``a``'s backend and device (computed there when ``condition`` is an array)."""
+    condition = getval(condition)
+    if not hasattr(condition, "shape"):
+        return _index_like(_np.flatnonzero(condition), a)
+    backend = backend_of(condition, op="index")
+    return backend.nonzero(backend.reshape(condition, (-1,)))[0]
+
+
+class _Library:
+    """The NumPy-named functions of the library of ``values`` (``Backend.numpy_function``), not differentiated:
+    they read the positions that value-dependent selections take."""
+
+    def __init__(self, name, *values):
+        self.backend = backend_of(*(getval(v) for v in values), op=name)
+
+    def __getattr__(self, name):
+        return self.backend.numpy_function(name)
+
+
+def _as_array_like(x, like):
+    """``x`` as an array on the backend, device and dtype of ``like`` (a traced value or an array) if it is not one."""
+    if isbox(x) or hasattr(x, "shape"):
+        return x
+    return anp._as_arrays_like([like, x])[1]
+
+
+def _arrays(*values):
+    """``values`` as arrays: a traced number as a 0-d array, numbers and lists on the backend and device of
+    the first array among ``values`` (traced or not), else on the default backend, in NumPy's dtype for them."""
+    values = [_zero_dim(v) if isbox(v) and not hasattr(getval(v), "shape") else v for v in values]
+    like = next((v for v in values if isbox(v) or hasattr(v, "shape")), None)
+
+    def made(v):
+        if isbox(v) or hasattr(v, "shape"):
+            return v
+        return anp.array(v) if like is None else _from_host(_np.asarray(v), like)
+
+    return made(values[0]) if len(values) == 1 else [made(v) for v in values]
+
+
+def _zero_dim(number):
+    """A traced number as a 0-d array of the default backend: times a 0-d one (exact, differentiable)."""
+    backend = backend_of(getval(number), op="array")
+    return anp.multiply(number, backend.ones((), dtype=backend.dtype(type(getval(number)))))
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise NotImplementedError(f"{name}: out= is not supported (adcore's arrays are not written into); use the result")
+
+
+# ---- names of the Array API standard and of NumPy 2 for existing functions ----
+
+
+def concat(arrays, /, *, axis=0):
+    """The standard's ``concat``: ``concatenate(arrays, axis)``; ``axis=None`` joins the flattened arrays."""
+    if axis is None:
+        return anp.concatenate([anp.ravel(a) for a in arrays], axis=0)
+    return anp.concatenate(arrays, axis=axis)
+
+
+def permute_dims(a, /, axes):
+    """The standard's ``permute_dims``: ``transpose(a, axes)``."""
+    return anp.transpose(a, axes)
+
+
+row_stack = anp.vstack
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple (NumPy 2.1's ``unstack``)."""
+    moved = anp.moveaxis(x, axis, 0)
+    return tuple(moved[i, ...] for i in range(anp.shape(moved)[0]))
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    """``asarray(a, dtype)``: adcore has no array subclasses to keep."""
+    _check_order(order, "asanyarray")
+    return anp.asarray(a, dtype)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``asarray(a, dtype)`` with at least one dimension: adcore's arrays are contiguous (C order)."""
+    return anp.atleast_1d(anp.asarray(a, dtype))
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """Refused for 2 or more dimensions: adcore's arrays are in C order; ``asarray`` otherwise."""
+    if anp.ndim(a) >= 2:
+        raise NotImplementedError("asfortranarray: adcore's arrays are in C order (no Fortran layout)")
+    return anp.atleast_1d(anp.asarray(a, dtype))
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray(a, dtype)``, raising ``ValueError`` if it holds an infinity or NaN."""
+    _check_order(order, "asarray_chkfinite")
+    result = anp.asarray(a, dtype)
+    if not _np.all(host_values(anp.isfinite(result))):
+        raise ValueError("array must not contain infs or NaNs")
+    return result
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """``asarray(a, dtype)``; the layout requirements C, ALIGNED, WRITEABLE, OWNDATA, ENSUREARRAY hold for
+    adcore's arrays (a traced one is its own copy), F (Fortran order) is refused."""
+    wanted = {str(r).upper()[:1] for r in ([requirements] if isinstance(requirements, str) else requirements or [])}
+    if "F" in wanted:
+        raise NotImplementedError("require: adcore's arrays are in C order (no Fortran layout)")
+    return anp.asarray(a, dtype)
+
+
+def array_from_args(array_args, array_kwargs, *args):
+    """``array(args, *array_args, **array_kwargs)`` with the items as separate arguments (autograd's helper)."""
+    return anp.array(list(args), *array_args, **array_kwargs)
+
+
+# ---- construction ----
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks (NumPy's ``block``): the innermost lists are
+    joined along the last axis, the next ones along the second-to-last, and so on."""
+    depth = _list_depth(arrays)
+    leaves = _leaves(arrays, depth)
+    ndim = builtins.max(depth, *(anp.ndim(leaf) for leaf in leaves)) if leaves else depth
+
+    def assemble(item, level):
+        if level == depth:
+            item = _as_array_like(item, leaves[0])
+            return anp.reshape(item, (1,) * (ndim - anp.ndim(item)) + anp.shape(item))
+        return anp.concatenate([assemble(part, level + 1) for part in item], axis=level - depth)
+
+    return assemble(arrays, 0)
+
+
+def _list_depth(item):
+    if isinstance(item, tuple):
+        raise TypeError("block: arrays is a tuple; only lists can be used to arrange blocks")
+    if not isinstance(item, list):
+        return 0
+    if not item:
+        raise ValueError("block: lists cannot be empty")
+    depths = {_list_depth(part) for part in item}
+    if len(depths) != 1:
+        raise ValueError("block: list depths are mismatched; every block must be nested equally deep")
+    return 1 + depths.pop()
+
+
+def _leaves(item, depth):
+    return [item] if depth == 0 else [leaf for part in item for leaf in _leaves(part, depth - 1)]
+
+
+def broadcast_arrays(*args, subok=False):
+    """The arrays broadcast to one shape, as a tuple."""
+    shape = _np.broadcast_shapes(*(anp.shape(a) for a in args))
+    return tuple(anp.broadcast_to(a, shape) for a in args)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors (NumPy's ``meshgrid``), as a tuple.
+
+    ``indexing="xy"`` (Cartesian) swaps the first two output axes of ``"ij"`` (matrix) indexing;
+    ``sparse`` returns arrays of size 1 along every axis but their own.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
+    n = len(xi)
+    shapes = [(1,) * i + (-1,) + (1,) * (n - i - 1) for i in range(n)]
+    if indexing == "xy" and n > 1:
+        shapes[0], shapes[1] = (1, -1) + shapes[0][2:], (-1, 1) + shapes[1][2:]
+    grids = [anp.reshape(x, s) for x, s in zip(xi, shapes)]
+    if sparse:
+        return tuple(grids)
+    return broadcast_arrays(*grids)
+
+
+def diagflat(v, k=0):
+    """A 2-d array with the flattened ``v`` on its ``k``-th diagonal."""
+    return anp.diag(anp.ravel(v), k)
+
+
+def make_diagonal(D, offset=0, axis1=0, axis2=1):
+    """Arrays with ``D``'s last axis on the ``offset`` diagonal of two new axes, placed at ``axis1``
+    and ``axis2`` of the result (autograd's ``make_diagonal``, the adjoint of ``diagonal``)."""
+    n = anp.shape(D)[-1] + builtins.abs(offset)
+    result = anp.diagonal_untake(D, offset, anp.shape(D)[:-1] + (n, n))
+    nd = anp.ndim(result)
+    return anp.moveaxis(result, (nd - 2, nd - 1), (axis1 % nd, axis2 % nd))
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*indices(shape, dtype), **kwargs)``: an array made from its index grids."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+class r_class:
+    """``r_[...]``: slices (``start:stop:step``, or ``start:stop:nj`` for ``n`` points), scalars and arrays
+    (traced ones included) joined along the first axis; a leading string ``"axis[,ndmin[,trans1d]]"``
+    sets the axis, the minimum number of dimensions and where 1-d items' axis goes."""
+
+    axis, ndmin, trans1d = 0, 1, -1
+
+    def __getitem__(self, key):
+        items = list(key) if isinstance(key, tuple) else [key]
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        if items and isinstance(items[0], str):
+            axis, ndmin, trans1d = _directive(items.pop(0), axis, ndmin, trans1d)
+        like = next((item for item in items if isbox(item) or hasattr(item, "shape")), None)
+        return anp.concatenate([_r_piece(item, ndmin, trans1d, like) for item in items], axis=axis)
+
+
+class c_class(r_class):
+    """``c_[...]``: ``r_`` with 1-d items as columns of 2-d ones, joined along the last axis."""
+
+    axis, ndmin, trans1d = -1, 2, 0
+
+
+r_ = r_class()
+c_ = c_class()
+
+
+def _directive(text, axis, ndmin, trans1d):
+    if text in ("r", "c"):
+        raise NotImplementedError(f"r_/c_: the matrix directive {text!r} is not supported (adcore has no matrix type)")
+    numbers = [int(part) for part in text.split(",")]
+    return tuple(numbers) + (axis, ndmin, trans1d)[len(numbers) :]
+
+
+def _r_piece(item, ndmin, trans1d, like):
+    """One item of ``r_`` as an array of at least ``ndmin`` dimensions, on ``like``'s backend and device
+    (if there is an array among the items): a Python scalar in ``like``'s dtype (NumPy's rule for scalars)."""
+    if isinstance(item, slice):
+        start = 0 if item.start is None else item.start
+        step = 1 if item.step is None else item.step
+        count = int(abs(step)) if isinstance(step, complex) else None
+        item = _np.linspace(start, item.stop, count) if count is not None else _np.arange(start, item.stop, step)
+        if like is not None:  # a range's numbers take like's dtype, as Python numbers do (strict mixes no dtypes)
+            item = _as_array_like(item.tolist(), like)
+    if like is None and not (isbox(item) or hasattr(item, "shape")):
+        item = anp.array(item)
+    elif like is not None and isinstance(item, (int, float, complex)):
+        item = _as_array_like(item, like)
+    elif like is not None and not (isbox(item) or backend_of(getval(item)) is backend_of(getval(like))):
+        item = _from_host(_np.asarray(item), like)
+    n = anp.ndim(item)
+    if n >= ndmin:
+        return item
+    item = anp.reshape(item, (1,) * (ndmin - n) + anp.shape(item))
+    if trans1d == -1:
+        return item
+    added = ndmin - n  # the new axes are first; trans1d says where the item's own axes go instead
+    first = trans1d if trans1d >= 0 else trans1d + added + 1
+    axes = list(range(ndmin))
+    return anp.transpose(item, axes[:first] + axes[added:] + axes[first:added])
+
+
+# ---- selection by a condition or an index ----
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` for each position (broadcast together): NumPy's ``choose``; ``mode``
+    ``"raise"`` (an index out of range raises ``ValueError``), ``"wrap"`` or ``"clip"``."""
+    _no_out(out, "choose")
+    n = len(choices)
+    a = getval(a)
+    like = next((c for c in choices if isbox(c) or hasattr(c, "shape")), None)
+    if not hasattr(a, "shape"):
+        a = _np.asarray(a) if like is None else _index_like(a, like)
+    backend = backend_of(a, op="choose")
+    if mode == "wrap":
+        a = a % n
+    elif mode == "clip":
+        a = backend.clip(a, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+    elif backend.name != "dask" and host_values(backend.any((a < 0) | (a >= n))):
+        raise ValueError("choose: invalid entry in choice array")
+    result = choices[0]
+    for k in range(1, n):
+        result = anp.where(a == k, choices[k], result)
+    return anp.broadcast_to(result, _np.broadcast_shapes(anp.shape(a), *(anp.shape(c) for c in choices)))
+
+
+def select(condlist, choicelist, default=0):
+    """The entry of the first choice whose condition holds, else ``default`` (NumPy's ``select``)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("select: list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    result = default
+    for condition, choice in reversed(list(zip(condlist, choicelist))):
+        result = anp.where(getval(condition), choice, result)
+    shape = _np.broadcast_shapes(*(anp.shape(x) for x in (*condlist, *choicelist, default)))
+    return anp.broadcast_to(result, shape)
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` (of the flattened ``a`` when None) where ``condition`` holds."""
+    _no_out(out, "compress")
+    a = _arrays(a)
+    return take(a, _true_positions(condition, a), axis=axis)
+
+
+def extract(condition, arr):
+    """The elements of the flattened ``arr`` where the flattened ``condition`` holds."""
+    arr = _arrays(arr)
+    return take(anp.ravel(arr), _true_positions(condition, arr))
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """``funclist[i]`` evaluated on the elements of ``x`` where ``condlist[i]`` holds (NumPy's
+    ``piecewise``; a later condition wins where several hold); one extra function (or value) is used
+    where none holds, and elements that no function covers are 0. A function gets only its elements,
+    as in NumPy, so it is never evaluated outside its piece."""
+    x = x if isbox(x) or hasattr(x, "shape") else anp.array(x)
+    shape = anp.shape(x)
+    if _is_one_condition(condlist, x):
+        condlist = [condlist]
+    conditions = [_np.broadcast_to(_np.asarray(host_values(c)), shape) for c in condlist]
+    if len(funclist) == len(conditions) + 1:
+        conditions.append(~_np.any(conditions, axis=0) if conditions else _np.ones(shape, dtype=bool))
+    elif len(funclist) != len(conditions):
+        raise ValueError(f"piecewise: {len(conditions)} conditions need {len(conditions)} or {len(conditions) + 1} functions")
+    result = anp.zeros_like(x)
+    flat = anp.ravel(x)
+    for condition, fun in zip(conditions, funclist):
+        positions = _index_like(_np.flatnonzero(condition), x)
+        values = fun(take(flat, positions), *args, **kw) if callable(fun) else fun
+        values = anp.broadcast_to(_as_array_like(values, x), anp.shape(positions))
+        placed = anp.reshape(anp.untake(values, positions, (math.prod(shape),)), shape)
+        result = anp.where(_index_like(condition, x) != 0, placed, result)
+    return result
+
+
+def _is_one_condition(condlist, x):
+    """NumPy's rule: a scalar, or a sequence whose first item is not a list or an array (for a non-0-d
+    ``x``), is one condition rather than a list of them."""
+    if isinstance(condlist, (bool, _np.bool_)) or anp.ndim(condlist) == 0:
+        return True
+    first = condlist[0]
+    return not (isinstance(first, list) or (hasattr(getval(first), "shape") and anp.ndim(first) > 0)) and anp.ndim(x) != 0
+
+
+# ---- repetition, insertion, deletion ----
+
+
+def resize(a, new_shape):
+    """``a`` flattened, repeated as often as needed and reshaped to ``new_shape`` (NumPy's ``resize``)."""
+    new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    total, size = math.prod(new_shape), anp.size(a)
+    if size == 0 or total == 0:
+        return anp.reshape(anp.zeros_like(anp.ravel(a))[:0], (0,)) if total == 0 else anp.zeros(new_shape)
+    return anp.reshape(take(anp.ravel(a), _index_like(_np.arange(total) % size, a)), new_shape)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, a slice, a sequence or a mask) along ``axis``
+    (of the flattened ``arr`` when None)."""
+    if axis is None:
+        arr, axis = anp.ravel(arr), 0
+    length = anp.shape(arr)[axis]
+    kept = _np.delete(_np.arange(length), obj if isinstance(obj, slice) else host_values(obj))
+    return take(arr, _index_like(kept, arr), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis`` (of the flattened
+    ``arr`` when None), with NumPy's broadcasting of ``values``; ``values`` take ``arr``'s dtype.
+
+    Where each element goes is read off ``numpy.insert`` applied to integer labels of the
+    elements of ``arr`` and ``values``; the result gathers them with ``take``.
+    """
+    values = _as_array_like(values, arr)
+    if anp.result_type(values) != getval(arr).dtype:
+        values = anp.astype(values, getval(arr).dtype)
+    arr_size, values_size = anp.size(arr), anp.size(values)
+    arr_labels = _np.arange(arr_size).reshape(anp.shape(arr))
+    values_labels = (arr_size + _np.arange(values_size)).reshape(anp.shape(values))
+    obj = obj if isinstance(obj, (int, slice)) else host_values(obj)
+    labels = _np.insert(arr_labels, obj, values_labels, axis=axis)
+    source = anp.concatenate([anp.ravel(arr), anp.ravel(values)], axis=0)
+    return take(source, _index_like(labels, arr))
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading (``"f"``) and trailing (``"b"``) zeros along ``axis`` (every axis when
+    None): the slices that hold only zeros at either end are cut off (their positions read off the values)."""
+    trim = trim.lower()
+    if not set(trim) <= {"f", "b"}:
+        raise ValueError(f"trim_zeros: trim must contain only 'f' and 'b', not {trim!r}")
+    raw = getval(filt)
+    raw = raw if hasattr(raw, "shape") else _np.asarray(raw)
+    backend = backend_of(raw, op="trim_zeros")
+    n = raw.ndim
+    axes = range(n) if axis is None else [a % n for a in ((axis,) if isinstance(axis, int) else axis)]
+    index = [slice(None)] * n
+    for ax in axes:
+        held = backend.any(raw != 0, axis=tuple(a for a in range(n) if a != ax)) if n > 1 else raw != 0
+        along = _np.flatnonzero(backend.to_numpy(held))  # one boolean per slice, read on the host
+        start = (int(along[0]) if along.size else raw.shape[ax]) if "f" in trim else 0
+        stop = (int(along[-1]) + 1 if along.size else start) if "b" in trim else raw.shape[ax]
+        index[ax] = slice(start, builtins.max(start, stop))
+    return filt[tuple(index)] if hasattr(getval(filt), "shape") else anp.array(filt)[tuple(index)]
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` applied to each 1-d slice of ``arr`` along ``axis``; its result's axes replace ``axis``."""
+    nd = anp.ndim(arr)
+    axis %= nd
+    moved = anp.moveaxis(arr, axis, -1)
+    outer = anp.shape(moved)[:-1]
+    if not outer:
+        return func1d(moved, *args, **kwargs)
+    results = [func1d(moved[(*index, ...)], *args, **kwargs) for index in _np.ndindex(*outer)]
+    stacked = anp.stack(results)
+    result_nd = anp.ndim(stacked) - 1
+    stacked = anp.reshape(stacked, outer + anp.shape(stacked)[1:])
+    source = tuple(range(len(outer), len(outer) + result_nd))
+    return anp.moveaxis(stacked, source, tuple(range(axis, axis + result_nd))) if result_nd else stacked
+
+
+def apply_over_axes(func, a, axes):
+    """``func(a, axis)`` applied over each of ``axes`` in turn, keeping the number of dimensions."""
+    nd = anp.ndim(a)
+    for axis in (axes,) if isinstance(axes, int) else axes:
+        result = func(a, axis % nd)
+        if anp.ndim(result) == nd - 1:
+            result = anp.expand_dims(result, axis % nd)
+        elif anp.ndim(result) != nd:
+            raise ValueError("apply_over_axes: function is not returning an array of the correct shape")
+        a = result
+    return a
+
+
+# ---- sets: positions read off the values, elements gathered ----
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True, sorted=True):
+    """The sorted unique elements of ``ar`` (or unique slices along ``axis``), and optionally the
+    index of each one's first occurrence, the inverse indices and the counts (NumPy's ``unique``).
+
+    Differentiable in the unique elements, gathered from their first occurrences.
+    """
+    ar = _arrays(ar)
+    raw = getval(ar)
+    options = {"return_inverse": return_inverse, "return_counts": return_counts}
+    options.update({"axis": axis} if axis is not None else {}, **({} if equal_nan else {"equal_nan": False}))
+    found = _Library("unique", raw).unique(raw, return_index=True, **options)
+    first = found[1]
+    values = take(anp.ravel(ar), first) if axis is None else take(ar, first, axis=axis)
+    extra = [first] * return_index + list(found[2:])
+    return (values, *extra) if extra else values
+
+
+def unique_values(x):
+    """The sorted unique elements of ``x`` (flattened)."""
+    return unique(x)
+
+
+def unique_counts(x):
+    """``(values, counts)``: the sorted unique elements of ``x`` and their counts."""
+    return unique(x, return_counts=True)
+
+
+def unique_inverse(x):
+    """``(values, inverse_indices)``, the inverse indices shaped as ``x``."""
+    values, inverse = unique(x, return_inverse=True)
+    return values, _reshaped(inverse, anp.shape(x))
+
+
+def unique_all(x):
+    """``(values, indices, inverse_indices, counts)``, the inverse indices shaped as ``x``."""
+    values, first, inverse, counts = unique(x, return_index=True, return_inverse=True, return_counts=True)
+    return values, first, _reshaped(inverse, anp.shape(x)), counts
+
+
+def _reshaped(raw, shape):
+    return backend_of(raw, op="unique").reshape(raw, shape)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted values in both ``ar1`` and ``ar2``; differentiable through ``ar1``'s elements."""
+    ar1, ar2 = _arrays(ar1, ar2)
+    raw1, raw2 = getval(ar1), getval(ar2)
+    library = _Library("intersect1d", raw1, raw2)
+    _, first1, first2 = library.intersect1d(raw1, raw2, assume_unique=assume_unique, return_indices=True)
+    values = take(anp.ravel(ar1), first1)
+    return (values, first1, first2) if return_indices else values
+
+
+def union1d(ar1, ar2):
+    """The sorted values in either array."""
+    return unique(anp.concatenate([anp.ravel(a) for a in _arrays(ar1, ar2)]))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The unique values of ``ar1`` that are not in ``ar2``, sorted (in ``ar1``'s order if ``assume_unique``)."""
+    ar1, ar2 = _arrays(ar1, ar2)
+    values = anp.ravel(ar1) if assume_unique else unique(ar1)
+    raw, other = getval(values), getval(ar2)
+    library = _Library("setdiff1d", raw, other)
+    return take(values, library.flatnonzero(library.isin(raw, other, invert=True)))
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of the arrays."""
+    ar1, ar2 = _arrays(ar1, ar2)
+    both = anp.concatenate([anp.ravel(a) if assume_unique else unique(a) for a in (ar1, ar2)])
+    raw = getval(both)
+    library = _Library("setxor1d", raw)
+    order = library.argsort(raw, kind="stable")
+    _, first, counts = library.unique(library.take(raw, order), return_index=True, return_counts=True)
+    return take(both, library.take(order, first[counts == 1]))
+
+
+def sort_complex(a):
+    """``a`` sorted along its last axis by real part, then imaginary part, as a complex array
+    (complex64 for float32 and small integer input, complex128 otherwise, as NumPy)."""
+    raw = getval(a)
+    if not anp.iscomplexobj(a):
+        backend = backend_of(raw, op="sort_complex")
+        small = builtins.any(raw.dtype == backend.dtype(name) for name in ("float32", "int8", "int16", "uint8", "uint16"))
+        a = anp.astype(a, anp.complex64 if small else anp.complex128)
+        raw = getval(a)
+    return take_along_axis(a, _Library("sort_complex", raw).argsort(raw, axis=-1), axis=-1)

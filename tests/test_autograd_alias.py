@@ -45,6 +45,9 @@ def test_autograd_programs_import_adcore(aliased):
 
     assert np is adcore.numpy and npr is adcore.numpy.random and grad is adcore.grad
     assert primitive is adcore.core.primitive and norm is importlib.import_module("adcore.scipy.stats.norm")
+    import autograd.core  # served by adcore.compat.autograd_core, leaving adcore.core in place
+
+    assert adcore.core is sys.modules["adcore.core"] and autograd.core.defvjp is adcore.core.defvjp
     assert (isinstance, type, tuple, list, dict) == (adcore.isinstance, adcore.type, adcore.tuple, adcore.list, adcore.dict)
     assert grad(lambda x: np.sum(np.tanh(x) ** 2))(numpy.zeros(3)).tolist() == [0.0, 0.0, 0.0]
 

@@ -395,3 +395,26 @@ def test_integer_types_cast_traced_values(backend):
     numpy.testing.assert_allclose(backend.to_numpy(grad(fun)(x)), [[0.0, 0.0], [1.0, 1.0]])
     assert numpy.dtype(np.int32) == numpy.int32 and np.zeros(2, dtype=np.int8).dtype == numpy.int8
     assert type(np.int64(3)) is numpy.int64
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_deprecated_methods_of_autograd_core_primitive(dtype, backend):
+    """autograd.core.primitive (served by adcore.compat.autograd_core) gives defgrad, defvjp (the
+    rule of autograd < 1.2, taking the spaces) and defvjp_is_zero, each warning; rules registered
+    one argument at a time are kept together."""
+    from adcore.compat.autograd_core import primitive
+
+    @primitive
+    def scaled_product(x, y, z):
+        return x * y + 0.0 * z
+
+    with pytest.warns(DeprecationWarning, match="scaled_product.defgrad is deprecated since autograd 1.2"):
+        scaled_product.defgrad(lambda ans, x, y, z: lambda g: g * y)
+    with pytest.warns(DeprecationWarning, match="scaled_product.defvjp is deprecated"):
+        scaled_product.defvjp(lambda g, ans, vs, gvs, x, y, z: vs.zeros() + g * x, argnum=1)
+    with pytest.warns(DeprecationWarning, match="scaled_product.defvjp_is_zero is deprecated"):
+        scaled_product.defvjp_is_zero([2])
+    x, y, z = (backend.asarray(numpy.arange(1.0, 4.0) * k, dtype) for k in (1.0, -0.5, 2.0))
+    check_grads(lambda x, y, z: scaled_product(x, y, z) ** 2, modes=["rev"], order=2)(x, y, z)
+    gz = grad(lambda z: np.sum(scaled_product(x, y, z)))(z)
+    numpy.testing.assert_array_equal(backend.to_numpy(gz), numpy.zeros(3, dtype))

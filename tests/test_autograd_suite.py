@@ -33,15 +33,6 @@ EXPECTED_FAILURES = {
         "differentiates it (checked against finite differences in tests/test_fft.py)"
     ),
     "test_linalg.py::test_pinv": "uses autograd's private helper numpy.linalg._dot (not a public name)",
-    "test_numpy.py::test_plain_numpy_reductions_on_box": (
-        "plain numpy.sum of a traced value calls ArrayBox.sum(out=...): ArrayBox.__array_function__ and "
-        "NumPy's keywords are issue 12's item 2 (another branch)"
-    ),
-    "test_wrappers.py::test_deprecated_defgrad_wrapper": (
-        "the methods defgrad/defvjp/defvjp_is_zero of a primitive, deprecated since autograd 1.2, are not carried"
-    ),
-    "test_wrappers.py::test_deprecated_defvjp_wrapper": "as test_deprecated_defgrad_wrapper",
-    "test_wrappers.py::test_deprecated_defvjp_is_zero_wrapper": "as test_deprecated_defgrad_wrapper",
     "test_wrappers.py::test_wrapped_name_and_docs": (
         "compares grad's docstring with autograd's wording ('Returns a function which ...'); names match"
     ),

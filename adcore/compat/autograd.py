@@ -33,7 +33,7 @@ import sys
 MODULES = {
     "autograd": "adcore",
     "autograd.builtins": "adcore.builtins",
-    "autograd.core": "adcore.core",
+    "autograd.core": "adcore.compat.autograd_core",
     "autograd.differential_operators": "adcore.operators",
     "autograd.extend": "adcore.extend",
     "autograd.misc": "adcore.misc",
@@ -113,6 +113,9 @@ def install():
     for name in [name for name in sys.modules if name == "autograd" or name.startswith("autograd.")]:
         del sys.modules[name]
     sys.meta_path.insert(0, _finder)
+    # Imported here, not by the finder: importing autograd.core would set the attribute ``core`` of
+    # its parent, adcore itself, to this module (in place of adcore.core).
+    sys.modules["autograd.core"] = importlib.import_module(MODULES["autograd.core"])
 
 
 def uninstall():

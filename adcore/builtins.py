@@ -15,10 +15,11 @@ import weakref
 from .core import (
     Box,
     VSpace,
+    accumulate,
     defjvp,
     defjvp_argnum,
-    defvjp,
-    defvjp_argnum,
+    defvjp_saved_values,
+    dense,
     getval,
     isbox,
     notrace_primitive,
@@ -26,6 +27,7 @@ from .core import (
     primitive,
     snapshot_value,
     snapshots,
+    sparse_cotangents,
     vspace,
 )
 
@@ -94,21 +96,117 @@ def make_container(container_type, keys, *values):
     return build_container(container_type, values if keys is None else builtins.zip(keys, values))
 
 
-defvjp(container_take, lambda ans, container, index: _untake_f(vspace(container), index))
+class SparseCotangent:
+    """The cotangent of a container in a first-order backward pass, holding only the items read.
+
+    Reading item ``i`` of a traced container gives the container the cotangent
+    ``{i: g}`` (not a container of zeros with ``g`` at ``i``), and the backward pass
+    adds such cotangents by filling items in place (:meth:`add_into`): a gradient
+    with respect to ``n`` parameters read once each costs ``O(n)``, not ``O(n**2)``.
+    The rules of the container primitives read it as it is; every other rule, and the
+    user, get :meth:`dense` (the container, with zeros for the items never read).
+
+    Attributes
+    ----------
+    container : tuple, list or dict
+        The raw container whose cotangent this is.
+    items : dict
+        Position (an int; a key for a dict) -> the cotangent of that item (itself sparse
+        for a container item).
+    """
+
+    __slots__ = ["container", "items"]
+
+    def __init__(self, container, items):
+        self.container = container
+        self.items = items
+
+    def positions(self):
+        return builtins.list(self.container) if builtins.isinstance(self.container, builtins.dict) else range(len(self.container))
+
+    def item(self, position):
+        """The cotangent of item ``position`` (zeros if it was never read)."""
+        g = self.items.get(position)
+        return vspace(self.container[position]).zeros() if g is None else g
+
+    def dense(self):
+        """The cotangent as a container of the container's type, zeros where no item was read."""
+        return _rebuild_like(self.container, [dense(self.item(position)) for position in self.positions()])
+
+    @staticmethod
+    def add(x, y):
+        """``x + y`` for cotangents of one container, one of them sparse: sparse if both are."""
+        if builtins.type(x) is not SparseCotangent:
+            x, y = y, x
+        if builtins.type(y) is SparseCotangent:
+            return SparseCotangent.add_into(SparseCotangent(x.container, builtins.dict(x.items)), y)
+        items = {position: y[position] for position in x.positions()}
+        for position, g in x.items.items():
+            items[position] = accumulate(items[position], g)
+        return _rebuild_like(x.container, builtins.list(items.values()))
+
+    @staticmethod
+    def add_into(x, y):
+        """``x + y``, the items of ``y`` added into the sparse ``x`` (which the caller owns)."""
+        if builtins.type(x) is not SparseCotangent or builtins.type(y) is not SparseCotangent:
+            return SparseCotangent.add(x, y)
+        for position, g in y.items.items():
+            x.items[position] = accumulate(x.items.get(position), g)
+        return x
+
+    add_needs_space = False
+
+
+def _rebuild_like(container, values):
+    """A container of ``container``'s type (and keys, for a dict) holding ``values``, in order."""
+    if builtins.isinstance(container, builtins.dict):
+        return build_container(builtins.type(container), builtins.zip(container, values))
+    return build_container(builtins.type(container), values)
+
+
+def _position(container, index):
+    """The position that ``container[index]`` reads (negative indices counted from the end)."""
+    return index if builtins.isinstance(container, builtins.dict) else range(len(container))[index]
+
+
+def _untake_sparse(g, container, index):
+    """``container_untake`` in a first-order backward pass: ``g`` at ``index`` of ``container``, sparse."""
+    container = getval(container)  # the raw container also under an outer trace: only its structure is read
+    if builtins.isinstance(index, slice):
+        positions = range(len(container))[index]
+        items = g.items if builtins.type(g) is SparseCotangent else builtins.dict(builtins.enumerate(g))
+        return SparseCotangent(container, {positions[i]: item for i, item in items.items()})
+    return SparseCotangent(container, {_position(container, index): g})
+
+
+def _take(g, index):
+    """``container_take(g, index)`` for a cotangent ``g``, sparse or not."""
+    if builtins.type(g) is not SparseCotangent:
+        return container_take(g, index)
+    if builtins.isinstance(index, slice):
+        return container_take(g.dense(), index)
+    return g.item(_position(g.container, index))
+
+
+def _untake(g, container, index):
+    """The VJP of ``container_take``: sparse in a first-order pass, a traced container under a trace."""
+    if isbox(g):
+        return container_untake(g, index, vspace(container))
+    return _untake_sparse(g, container, index)
+
+
+VSpace.register(SparseCotangent, SparseCotangent)
+sparse_cotangents.add(SparseCotangent)
+
+defvjp_saved_values(container_take, lambda g, owned, ans, args, kwargs, argnums: ((_untake(g, args[0], args[1]),), True))
 defjvp(container_take, "same")
-defvjp(container_untake, lambda ans, x, index, vs: lambda g: container_take(g, index))
+defvjp_saved_values(container_untake, lambda g, owned, ans, args, kwargs, argnums: ((_take(g, args[1]),), False))
 defjvp(container_untake, "same")
-defvjp_argnum(make_container, lambda argnum, ans, args, kwargs: _take_f(args[1], argnum - 2))
+defvjp_saved_values(
+    make_container,
+    lambda g, owned, ans, args, kwargs, argnums: (tuple(_take(g, _key(args[1], argnum - 2)) for argnum in argnums), False),
+)
 defjvp_argnum(make_container, lambda argnum, g, ans, args, kwargs: container_untake(g, _key(args[1], argnum - 2), vspace(ans)))
-
-
-def _untake_f(vs, index):
-    return lambda g: container_untake(g, index, vs)
-
-
-def _take_f(keys, position):
-    index = _key(keys, position)
-    return lambda g: container_take(g, index)
 
 
 def _key(keys, position):
@@ -196,13 +294,13 @@ def _container_snapshot(value):
 snapshots.resolvers.append(lambda value: _container_snapshot if _container_box(value) else None)
 
 
-def _add_item(vs, a, b):
-    """``a + b`` in ``vs``, skipping a zero item of ``container_untake``'s (it adds nothing)."""
+def _add_item(a, b):
+    """``a + b``, skipping a zero item of ``container_untake``'s (it adds nothing)."""
     if _is_untake_zero(a):
         return b
     if _is_untake_zero(b):
         return a
-    return vs.add(a, b)
+    return accumulate(a, b)
 
 
 class ContainerVSpace(VSpace):
@@ -241,8 +339,19 @@ class ContainerVSpace(VSpace):
     def randn(self, rng=None):
         return self._map(lambda vs: vs.randn(rng))
 
-    def add(self, x, y):
-        return self._map(_add_item, x, y)
+    @staticmethod
+    def add(x, y):
+        """``x + y`` item by item (traced if an item is), with no space built: the backward pass
+        adds cotangents of containers often. Either may be a :class:`SparseCotangent`."""
+        if builtins.type(x) is SparseCotangent or builtins.type(y) is SparseCotangent:
+            return SparseCotangent.add(x, y)
+        raw = getval(x)
+        keys = builtins.tuple(raw) if builtins.isinstance(raw, builtins.dict) else None
+        positions = range(len(raw)) if keys is None else keys
+        return make_container(builtins.type(raw), keys, *(_add_item(x[i], y[i]) for i in positions))
+
+    add_into = add
+    add_needs_space = False
 
     def scalar_mul(self, x, a):
         return self._map(lambda vs, item: vs.scalar_mul(item, a), x)

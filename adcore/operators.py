@@ -20,7 +20,20 @@ from backends import array_backend, recording_paused
 
 from . import numpy as anp
 from .builtins import build_container  # importing builtins registers tuple/list/dict boxes and joins returned containers
-from .core import VJPNode, backward_pass, defjvp_argnum, defvjp_argnum, getval, isbox, primitive, toposort, trace, vspace
+from .core import (
+    RuleNotDefined,
+    VJPNode,
+    backward_pass,
+    defjvp_argnum,
+    defvjp_argnum,
+    getval,
+    isbox,
+    primitive,
+    toposort,
+    trace,
+    value_and_vjp,
+    vspace,
+)
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 from .numpy.fft import _as_complex as _complex_array
@@ -293,21 +306,24 @@ def _structure(vs):
 def _check_same_space(where, what, expected, given, strict):
     """``strict``: also the backend and device (not for Python scalars, which have neither, nor
     items of containers, where a mixed backend is reported by the first operation that meets it)."""
-    differs = f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+
+    def differs():  # formatted only when raised: the check runs on every vjp and jvp call
+        return f"{where}: the {what} has {_space_name(given)}; expected {_space_name(expected)}"
+
     if hasattr(expected, "shape") != hasattr(given, "shape"):
-        raise TypeError(differs)
+        raise TypeError(differs())
     if not hasattr(expected, "shape"):
         if _structure(expected) != _structure(given):
-            raise ValueError(differs)
+            raise ValueError(differs())
         for expected_item, given_item in zip(expected.spaces, given.spaces):
             _check_same_space(where, what, expected_item, given_item, strict=False)
         return
     if tuple(given.shape) != tuple(expected.shape):
-        raise ValueError(differs)
+        raise ValueError(differs())
     if expected.differentiable and not (given.differentiable and (expected.iscomplex or not given.iscomplex)):
-        raise TypeError(differs)
+        raise TypeError(differs())
     if strict and expected.device is not None and (given.backend is not expected.backend or given.device != expected.device):
-        raise ValueError(differs)
+        raise ValueError(differs())
 
 
 def _with_checked_output(fun, needs, returned="returned"):
@@ -421,9 +437,14 @@ def grad(fun, x):
     >>> float(grad(lambda x: x * x)(3.0))
     6.0
     """
-    checked = _with_checked_output(fun, REAL_SCALAR)
-    vjp, _ = _make_vjp(checked, x, single_use=True)
-    return vjp(checked.space.ones())
+    return _pullback_of_ones(fun, _with_checked_output(fun, REAL_SCALAR), x)[1]
+
+
+def _pullback_of_ones(fun, checked, x, traced=None):
+    """``(ans, cotangent of x)`` for ``ans = traced(x)`` (default ``checked``: ``fun`` with its output
+    checked, whose space ``ans`` has) and the cotangent of ones: one trace and one backward pass
+    (``value_and_vjp``: constants read-only, not copied)."""
+    return value_and_vjp(traced or checked, x, lambda ans: checked.space.ones(), fun.op)
 
 
 @unary_to_nary
@@ -439,9 +460,7 @@ def value_and_grad(fun, x):
     >>> float(value), float(gradient)
     (9.0, 6.0)
     """
-    checked = _with_checked_output(fun, REAL_SCALAR)
-    vjp, ans = _make_vjp(checked, x, single_use=True)
-    return ans, vjp(checked.space.ones())
+    return _pullback_of_ones(fun, _with_checked_output(fun, REAL_SCALAR), x)
 
 
 @unary_to_nary
@@ -472,8 +491,7 @@ def grad_and_aux(fun, x):
 
     value_only.__name__, value_only.op = fun.__name__, fun.op
     checked = _with_checked_output(value_only, REAL_SCALAR, "returned as its value (the first of (value, aux))")
-    vjp, _ = _make_vjp(checked, x, single_use=True)
-    return vjp(checked.space.ones()), aux[0]
+    return _pullback_of_ones(fun, checked, x)[1], aux[0]
 
 
 def _untraced(value, trace_id):
@@ -498,9 +516,7 @@ def elementwise_grad(fun, x):
     >>> elementwise_grad(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([2., 4.])
     """
-    checked = _with_checked_output(fun, REAL_ARRAY)
-    vjp, _ = _make_vjp(checked, x, single_use=True)
-    return vjp(checked.space.ones())
+    return _pullback_of_ones(fun, _with_checked_output(fun, REAL_ARRAY), x)[1]
 
 
 @unary_to_nary
@@ -630,8 +646,16 @@ def jacobian(fun, x):
 
 
 def hessian(fun, argnum=0):
-    """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``, forward-over-reverse:
-    ``jacfwd(grad(fun))``, one forward pass through the gradient per input entry.
+    """The Hessian of scalar ``fun``, of shape ``x.shape + x.shape``.
+
+    Reverse-over-reverse (``jacrev(grad(fun))``, autograd's mode): the gradient is traced
+    once and the rows are its cotangents, all from one batched backward pass where every
+    primitive allows (see ``jacrev``). The Hessian is square, so rows from one trace cost
+    less than columns from a forward pass each; only where the gradient's rules use a
+    primitive that has no VJP (``adcore.core.RuleNotDefined``) is it forward-over-reverse
+    (``jacfwd(grad(fun))``, one forward pass through the gradient per input entry, which
+    needs only JVPs there). A library that defines its primitives with ``defvjp`` alone gets
+    reverse-over-reverse, which needs no JVP.
 
     Raises
     ------
@@ -642,12 +666,28 @@ def hessian(fun, argnum=0):
     array(12.)
     """
     name = _name(fun)
-    return _as_step_of("hessian", name, jacfwd, _as_step_of("hessian", name, grad, fun, argnum), argnum)
+    gradient = _as_step_of("hessian", name, grad, fun, argnum)
+    reverse, forward = (_as_step_of("hessian", name, jacobian, gradient, argnum) for jacobian in (jacrev, jacfwd))
+
+    def hessian_of(*args, **kwargs):
+        try:
+            return reverse(*args, **kwargs)
+        except RuleNotDefined as error:
+            if error.mode != "VJP":
+                raise
+            return forward(*args, **kwargs)
+
+    hessian_of.__name__ = hessian_of.__qualname__ = f"hessian_of_{name}"
+    return hessian_of
 
 
 def hvp(fun, argnum=0):
     """``hvp(fun)(*args, v)``: the Hessian of scalar ``fun`` times ``v`` (``v`` shaped like the
-    argument), forward-over-reverse: one JVP of ``grad(fun)`` along ``v``.
+    argument), reverse-over-forward: the gradient of the directional derivative ``<grad fun(x), v>``,
+    computed by one forward-mode trace along ``v`` and one backward pass. Unlike forward-over-reverse
+    (a JVP of ``grad(fun)``), it computes no value it throws away (that one computes the gradient
+    itself beside its derivative). Where a primitive of ``fun`` has no JVP it is reverse-over-reverse,
+    the gradient of ``<grad fun(x), v>`` (autograd's ``hessian_vector_product``).
 
     Raises
     ------
@@ -657,15 +697,28 @@ def hvp(fun, argnum=0):
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
+    _check_callable("hvp", fun)
     name = _name(fun)
-    jvp_of_gradient = _as_step_of("hvp", name, make_jvp, _as_step_of("hvp", name, grad, fun, argnum), argnum)
 
     def hessian_times(*args, **kwargs):
         *args, v = args
-        return jvp_of_gradient(*args, **kwargs)(v)[1]
+        return _nary(_hessian_times_vector, "hvp", name, fun, argnum, (v,), {})(*args, **kwargs)
 
     hessian_times.__name__ = f"hvp_of_{name}"
     return hessian_times
+
+
+def _hessian_times_vector(fun, x, v):
+    """The Hessian of the real scalar ``fun`` at ``x`` times ``v`` (see ``hvp``)."""
+    x_vs = vspace(x)
+    v = _in_space(f"{fun.op}: the vector v of {fun.__name__}", "vector v", x_vs, v)
+    checked = _with_checked_output(fun, REAL_SCALAR)
+    try:
+        return _pullback_of_ones(fun, checked, x, lambda x: _make_jvp(checked, x)(v)[1])[1]
+    except RuleNotDefined as error:
+        if error.mode != "JVP":
+            raise
+    return _pullback_of_ones(fun, checked, x, lambda x: x_vs.inner_prod(_pullback_of_ones(fun, checked, x)[1], v))[1]
 
 
 hessian_tensor_product = hessian_vector_product = hvp
@@ -749,9 +802,7 @@ def holomorphic_grad(fun, x):
     >>> complex(holomorphic_grad(lambda z: z * anp.exp(1j * z))(0.0))
     (1+0j)
     """
-    checked = _with_checked_output(fun, SCALAR)
-    vjp, _ = _make_vjp(checked, _as_complex(x), single_use=True)
-    return vjp(checked.space.ones())
+    return _pullback_of_ones(fun, _with_checked_output(fun, SCALAR), _as_complex(x))[1]
 
 
 def _as_complex(x):

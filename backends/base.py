@@ -62,6 +62,11 @@ class Backend:
         setattr(self, api_name, fun)
         return fun
 
+    def function_for(self, api_name, types):
+        """The function answering ``api_name`` for arguments of exactly these ``types`` (a tuple), as
+        cached per types by adcore's dispatch: ``lookup``'s, unless a library has a faster one for them."""
+        return getattr(self, api_name)
+
     def lookup(self, api_name):
         """The function answering the Array API name ``api_name`` (cached by ``__getattr__``)."""
         fun = getattr(self.xp, api_name)
@@ -102,6 +107,15 @@ class Backend:
         when ``mutable_arrays`` is true.
         """
         return self.xp.asarray(x, copy=True)
+
+    #: Whether ``freeze`` can mark this library's arrays read-only (then constants of a single-use
+    #: trace are marked instead of copied by ``snapshot``).
+    read_only_flags = False
+
+    def freeze(self, x):
+        """Mark ``x`` read-only and return ``thaw()``, which restores its flags; only called when
+        ``read_only_flags`` is true."""
+        raise NotImplementedError(f"the {self.name} backend cannot mark arrays read-only")
 
     def getitem(self, x, index):
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""

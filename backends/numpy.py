@@ -20,6 +20,17 @@ class NumPyBackend(Backend):
         scalar_operator = SCALAR_OPERATORS.get(api_name)
         return ufunc if scalar_operator is None else float64_scalars_by_operator(ufunc, scalar_operator)
 
+    def function_for(self, api_name, types):
+        """For ``add``, ``subtract``, ``multiply`` and ``divide``: the Python operator for two float
+        scalars, one of them a ``numpy.float64``, else the ufunc (see ``float64_scalars_by_operator``):
+        the same values without its type test on every call."""
+        scalar_operator = SCALAR_OPERATORS.get(api_name)
+        if scalar_operator is None:
+            return getattr(self, api_name)
+        if len(types) == 2 and set(types) <= _FLOAT_SCALARS and numpy.float64 in types:
+            return scalar_operator
+        return getattr(numpy, api_name)
+
     def device(self, x):
         return "cpu"
 
@@ -31,6 +42,22 @@ class NumPyBackend(Backend):
 
     def from_numpy(self, x, dtype=None, device=None):
         return numpy.asarray(x, dtype=dtype)
+
+    read_only_flags = True
+
+    def freeze(self, x):
+        """Clear the ``writeable`` flag of ``x`` and of the array owning its memory (a write through
+        that one would change ``x``); ``thaw()`` sets back those that were set. Writes through
+        another view of the same memory made before are not caught."""
+        arrays = [a for a in (x, x.base) if isinstance(a, numpy.ndarray) and a.flags.writeable]
+        for a in arrays:
+            a.flags.writeable = False
+
+        def thaw():
+            for a in reversed(arrays):
+                a.flags.writeable = True
+
+        return thaw
 
     def scatter_add_repeated(self, out, index, values):
         numpy.add.at(out, index, values)

@@ -32,6 +32,8 @@ WORKLOADS = {
     "f": ("jacobian", lambda ctx, done: [curvature.full_jacobian(ctx)]),
     "g": ("recurrence", lambda ctx, done: [overhead.long_recurrence(ctx, done.get("a"))]),
     "h": ("digits", lambda ctx, done: [digits.digits_classifier(ctx)]),
+    "i": ("hessian", lambda ctx, done: [curvature.full_hessian(ctx)]),
+    "k": ("deep-network", lambda ctx, done: [mlp.deep_network(ctx)]),
 }
 BY_NAME = {name: letter for letter, (name, _) in WORKLOADS.items()}
 

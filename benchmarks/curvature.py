@@ -1,8 +1,9 @@
-"""Workloads e and f: second derivatives and full Jacobians, through a dense layer ``tanh(A @ x)``.
+"""Workloads e, f and i: second derivatives and full Jacobians.
 
 e times a Hessian-vector product of ``sum(tanh(A @ x)**2)`` (each library's
 own HVP operator), f the full Jacobian of ``tanh(A @ x)`` in forward and
-reverse mode (each library's ``jacfwd`` and ``jacrev``; autograd has reverse only).
+reverse mode (each library's ``jacfwd`` and ``jacrev``; autograd has reverse only),
+i the full Hessian of the Rosenbrock function (each library's ``hessian``).
 """
 
 from functools import partial
@@ -15,6 +16,7 @@ from .suite import HAND, compare, skipped_peers, target
 
 HVP_SIZE = 500
 JACOBIAN_SIZE = 200
+ROSENBROCK_SIZE = 100
 
 
 def tanh_energy(x, A, np=anp):
@@ -103,5 +105,45 @@ def full_jacobian(ctx):
             ">= 5x faster than autograd's jacobian in one mode",
             [("{:.1f}x faster", speedup)],
             speedup is not None and speedup >= 5,
+        ),
+    }
+
+
+def rosenbrock(x, np=anp):
+    """``sum(100 (x[i+1] - x[i]**2)**2 + (1 - x[i])**2)`` over ``i < n - 1``, for ``x`` of shape ``(n,)``."""
+    head, tail = x[:-1], x[1:]
+    return np.sum(100.0 * (tail - head**2) ** 2 + (1.0 - head) ** 2)
+
+
+def rosenbrock_hessian(x, xp):
+    """The Hessian of :func:`rosenbrock` by hand, tridiagonal: ``-400 x[i]`` beside the diagonal, and on
+    it ``1200 x[i]**2 - 400 x[i+1] + 2`` (for ``i < n - 1``) plus ``200`` (for ``i > 0``)."""
+    n = x.shape[0]
+    head, tail = x[:-1], x[1:]
+    zero = xp.zeros(1, dtype=x.dtype)
+    diagonal = xp.concat([1200.0 * head * head - 400.0 * tail + 2.0, zero]) + xp.concat(
+        [zero, xp.full(n - 1, 200.0, dtype=x.dtype)]
+    )
+    beside = xp.eye(n, k=1, dtype=x.dtype) * xp.reshape(xp.concat([-400.0 * head, zero]), (n, 1))
+    return xp.eye(n, dtype=x.dtype) * diagonal + beside + xp.matrix_transpose(beside)
+
+
+def full_hessian(ctx):
+    """Workload i: the Hessian of :func:`rosenbrock` in 100 dimensions, by each library's ``hessian``."""
+    x = numpy.random.default_rng(3).uniform(-2.0, 2.0, ROSENBROCK_SIZE)
+    calls = {}
+    for peer in ctx.peers:
+        hessian = peer.hessian(partial(rosenbrock, np=peer.np))
+        calls[peer.name] = (peer, partial(hessian, peer.put(x)))
+    figures = compare(ctx, "i", calls, partial(rosenbrock_hessian, ctx.adcore.put(x), ctx.backend.xp))
+    vs_autograd = figures.get("adcore", {}).get("autograd")
+    return {
+        "id": "i",
+        "title": f"Hessian of the Rosenbrock function, R^{ROSENBROCK_SIZE} -> R, float64",
+        "unit": "ms",
+        "contenders": figures,
+        "skipped": skipped_peers(ctx),
+        "target": target(
+            "<= 1.0x autograd's hessian", [("{:.2f}x autograd", vs_autograd)], vs_autograd is not None and vs_autograd <= 1.0
         ),
     }

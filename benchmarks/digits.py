@@ -14,6 +14,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 from . import mlp
+from .peers import tree_leaves, tree_unflatten
 from .suite import HAND, add_ratios, checked_calls, gradient_of, put, skipped_peers
 from .timing import median_times
 
@@ -43,7 +44,7 @@ def load():
 
 
 def init_params(hidden=HIDDEN, seed=0):
-    """The model's parameters ``(w1, b1, w2, b2)`` from a seeded generator, as NumPy float64 arrays."""
+    """The model's parameters ``[(w1, b1), (w2, b2)]`` from a seeded generator, as NumPy float64 arrays."""
     return mlp.init_params((N_PIXELS, hidden, N_CLASSES), numpy.random.default_rng(seed))
 
 
@@ -53,18 +54,20 @@ class Adam:
 
     def __init__(self, params, learning_rate=0.01, betas=(0.9, 0.999), eps=1e-8):
         self.learning_rate, self.betas, self.eps = learning_rate, betas, eps
-        self.m = [0.0 * p for p in params]
-        self.v = [0.0 * p for p in params]
+        self.m = [0.0 * p for p in tree_leaves(params)]
+        self.v = [0.0 * p for p in tree_leaves(params)]
         self.t = 0
 
     def step(self, params, grads):
-        """The parameters after one step along ``grads`` (new arrays)."""
+        """The parameters after one step along ``grads`` (new arrays, in the structure of ``params``)."""
         beta1, beta2 = self.betas
         self.t += 1
+        grads = tree_leaves(grads)
         self.m = [beta1 * m + (1.0 - beta1) * g for m, g in zip(self.m, grads)]
         self.v = [beta2 * v + (1.0 - beta2) * g * g for v, g in zip(self.v, grads)]
         size = self.learning_rate * (1.0 - beta2**self.t) ** 0.5 / (1.0 - beta1**self.t)
-        return tuple(p - size * m / (v**0.5 + self.eps) for p, m, v in zip(params, self.m, self.v))
+        steps = (p - size * m / (v**0.5 + self.eps) for p, m, v in zip(tree_leaves(params), self.m, self.v))
+        return tree_unflatten(params, steps)
 
 
 def train(gradient, params, x, y, steps):

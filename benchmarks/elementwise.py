@@ -9,8 +9,9 @@ import adcore.numpy as anp
 
 from .suite import HAND, compare, gradient_calls, skipped_peers, target
 
-#: The array's length, full run then --quick.
-SIZE = {False: 10**7, True: 10**6}
+#: The array's length, full run then --quick (the issue's 4e6: 32 MB arrays, which NumPy's allocator
+#: reuses; from 33.5 MB on, each array is mapped afresh and page faults dominate every contender's time).
+SIZE = {False: 4 * 10**6, True: 10**6}
 
 
 def damped_square(x, np=anp):
@@ -43,8 +44,8 @@ def large_elementwise(ctx):
         "contenders": figures,
         "skipped": skipped_peers(ctx),
         "target": target(
-            "<= 1.3x hand-written time and <= 1.2x its peak memory",
+            "<= 1.5x hand-written time and <= 1.05x its peak memory",
             [("{:.2f}x time", time_ratio), ("{:.2f}x memory", memory_ratio)],
-            time_ratio is not None and memory_ratio is not None and time_ratio <= 1.3 and memory_ratio <= 1.2,
+            time_ratio is not None and memory_ratio is not None and time_ratio <= 1.5 and memory_ratio <= 1.05,
         ),
     }

@@ -33,10 +33,24 @@ def library_version(distribution):
 
 
 def tree_map(fun, value):
-    """``fun`` applied to ``value``, or to each entry of a tuple or list ``value`` (a tuple back)."""
+    """``fun`` applied to each array of ``value``: an array, or (nested) tuples and lists of them,
+    whose structure is kept (a list of ``(W, b)`` tuples comes back as one)."""
     if isinstance(value, (tuple, list)):
-        return tuple(fun(v) for v in value)
+        return type(value)(tree_map(fun, v) for v in value)
     return fun(value)
+
+
+def tree_leaves(value):
+    """The arrays of ``value`` (an array, or nested tuples and lists of them), in order, as a tuple."""
+    if isinstance(value, (tuple, list)):
+        return tuple(leaf for v in value for leaf in tree_leaves(v))
+    return (value,)
+
+
+def tree_unflatten(structure, leaves):
+    """``structure`` (as for :func:`tree_map`) with its arrays replaced, in order, by ``leaves``."""
+    leaves = iter(leaves)
+    return tree_map(lambda _: next(leaves), structure)
 
 
 class Peer:
@@ -69,11 +83,16 @@ class Peer:
         return tree_map(numpy.asarray, value)
 
     def grad(self, fun):
-        """The gradient of scalar ``fun`` with respect to its first argument (an array or a tuple of arrays)."""
+        """The gradient of scalar ``fun`` with respect to its first argument (an array, or nested tuples
+        and lists of arrays)."""
         raise NotImplementedError
 
     def hvp(self, fun):
         """``hvp(fun)(x, v)``: the Hessian of scalar ``fun`` at ``x`` times ``v``."""
+        raise NotImplementedError
+
+    def hessian(self, fun):
+        """``hessian(fun)(x)``: the Hessian of scalar ``fun`` at the vector ``x``, shape ``x.shape * 2``."""
         raise NotImplementedError
 
     def finished(self, call):
@@ -124,6 +143,9 @@ class AdcorePeer(Peer):
 
     def hvp(self, fun):
         return adcore.hvp(fun)
+
+    def hessian(self, fun):
+        return adcore.hessian(fun)
 
     def synchronize(self):
         self.backend.synchronize()
@@ -178,6 +200,9 @@ class AutogradPeer(Peer):
     def hvp(self, fun):
         return self.autograd.hessian_vector_product(fun)
 
+    def hessian(self, fun):
+        return self.autograd.hessian(fun)
+
     def peak_memory(self, call):
         return tracemalloc_peak(call)
 
@@ -194,7 +219,7 @@ class TorchPeer(Peer):
         self.torch = torch
         self.device = device
         self.version = torch.__version__
-        names = ("sin", "cos", "tanh", "exp", "log", "sum", "matmul")
+        names = ("sin", "cos", "tanh", "exp", "log", "sum", "matmul", "square")
         self.np = SimpleNamespace(**{name: getattr(torch, name) for name in names})
         self.np.max = torch.amax  # torch.max(x, axis) also returns the indices
         self.jacobians = {"jacfwd": torch.func.jacfwd, "jacrev": torch.func.jacrev}
@@ -211,9 +236,8 @@ class TorchPeer(Peer):
     def grad(self, fun):
         def gradient(x, *args):
             leaves = self._leaves(x)
-            inputs = leaves if isinstance(leaves, tuple) else (leaves,)
-            grads = self.torch.autograd.grad(fun(leaves, *args), inputs)
-            return grads if isinstance(x, (tuple, list)) else grads[0]
+            grads = self.torch.autograd.grad(fun(leaves, *args), tree_leaves(leaves))
+            return tree_unflatten(x, grads)
 
         return gradient
 
@@ -224,6 +248,9 @@ class TorchPeer(Peer):
             return self.torch.autograd.grad(self.torch.sum(g * v), x)[0]
 
         return hessian_times
+
+    def hessian(self, fun):
+        return self.torch.func.hessian(fun)
 
     def synchronize(self):
         if self.device != "cpu":
@@ -277,6 +304,9 @@ class JaxPeer(Peer):
             return self.jax.jvp(self.jax.grad(fun), (x,), (v,))[1]
 
         return self.compiled(hessian_times)
+
+    def hessian(self, fun):
+        return self.compiled(self.jax.hessian(fun))
 
     def finished(self, call):
         return lambda: self.jax.block_until_ready(call())

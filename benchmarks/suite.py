@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy
 
+from .peers import tree_leaves, tree_map
 from .timing import median_times
 
 HAND = "hand-written"
@@ -35,8 +36,8 @@ class Settings:
     warmup: int
 
 
-FULL = Settings(quick=False, repeats={"a": 9, "b": 9, "c": 9, "d": 3, "e": 15, "f": 9, "g": 3, "h": 3}, warmup=1)
-QUICK = Settings(quick=True, repeats={"a": 3, "b": 3, "c": 3, "d": 3, "e": 3, "f": 3, "g": 3, "h": 1}, warmup=1)
+FULL = Settings(quick=False, repeats={"a": 9, "b": 9, "c": 9, "d": 3, "e": 15, "f": 9, "g": 3, "h": 3, "i": 9, "k": 9}, warmup=1)
+QUICK = Settings(quick=True, repeats={"a": 3, "b": 3, "c": 3, "d": 3, "e": 3, "f": 3, "g": 3, "h": 1, "i": 3, "k": 3}, warmup=1)
 
 
 class WrongDerivative(AssertionError):
@@ -78,14 +79,13 @@ class Context:
 
 
 def check(name, value, reference, dtype):
-    """Raise ``WrongDerivative`` unless ``value`` (NumPy arrays, or a tuple of them) matches ``reference``.
+    """Raise ``WrongDerivative`` unless ``value`` (a NumPy array, or nested tuples and lists of them) matches ``reference``.
 
     Each array may differ from its reference by ``RTOL[dtype]`` times the
     reference's largest entry (summation orders differ between libraries);
     shapes and dtypes must be equal.
     """
-    values = value if isinstance(value, tuple) else (value,)
-    references = reference if isinstance(reference, tuple) else (reference,)
+    values, references = tree_leaves(value), tree_leaves(reference)
     if len(values) != len(references):
         raise WrongDerivative(f"{name}: {len(values)} arrays where the hand-written derivative has {len(references)}")
     for index, (ours, theirs) in enumerate(zip(values, references)):
@@ -184,9 +184,9 @@ def gradient_calls(ctx, function, inputs, dtype="float64"):
     ----------
     function : callable
         ``function(x, *data, np=namespace)``, scalar-valued; differentiated in ``x``
-        (an array, a Python float, or a tuple of arrays).
+        (an array, a Python float, or nested tuples and lists of arrays).
     inputs : tuple
-        ``(x, *data)`` as NumPy arrays, Python floats, or tuples of arrays.
+        ``(x, *data)`` as NumPy arrays, Python floats, or nested tuples and lists of arrays.
 
     Returns
     -------
@@ -201,10 +201,8 @@ def gradient_calls(ctx, function, inputs, dtype="float64"):
 
 
 def put(peer, value, dtype):
-    """``value`` (an array, a float, or a tuple of them) as ``peer``'s input."""
-    if isinstance(value, tuple):
-        return tuple(peer.put(v, dtype) for v in value)
-    return peer.put(value, dtype)
+    """``value`` (an array, a float, or nested tuples and lists of them) as ``peer``'s input."""
+    return tree_map(lambda v: peer.put(v, dtype), value)
 
 
 def _bind(function, np):

@@ -240,13 +240,34 @@ def test_jax_backend_enables_float64():
 def test_numpy_float64_scalar_arithmetic_is_the_ufuncs(name, x, y):
     # NumPy's scalar operators stand in for the ufunc on float64 scalars: same type, value and warnings
     ufunc = getattr(numpy, name)
-    with numpy.errstate(all="ignore"):
-        expected, actual = ufunc(x, y), getattr(backends.get_backend("numpy"), name)(x, y)
-    assert type(actual) is type(expected) is numpy.float64
-    assert actual == expected or (numpy.isnan(actual) and numpy.isnan(expected))
-    if name == "divide" and y == 0.0:
-        with pytest.warns(RuntimeWarning, match="divide by zero"):
-            getattr(backends.get_backend("numpy"), name)(x, y)
+    numpy_backend = backends.get_backend("numpy")
+    for function in (getattr(numpy_backend, name), numpy_backend.function_for(name, (type(x), type(y)))):
+        with numpy.errstate(all="ignore"):
+            expected, actual = ufunc(x, y), function(x, y)
+        assert type(actual) is type(expected) is numpy.float64
+        assert actual == expected or (numpy.isnan(actual) and numpy.isnan(expected))
+        if name == "divide" and y == 0.0:
+            with pytest.warns(RuntimeWarning, match="divide by zero"):
+                function(x, y)
+
+
+def test_dispatch_cache_follows_the_default_backend_and_the_registry(monkeypatch):
+    strict = backends.get_backend("array_api_strict")
+    assert type(np.sin(0.5)) is numpy.float64 and type(np.multiply(numpy.float64(0.5), 2.0)) is numpy.float64
+    with adcore.use_backend("array_api_strict"):
+        assert backends.array_backend(np.sin(0.5)) is strict  # same argument types, another default backend
+    assert type(np.sin(0.5)) is numpy.float64
+    x = numpy.ones(3)
+    assert type(np.exp(x)) is numpy.ndarray
+    calls = []
+    stand_in = type(
+        "StandIn",
+        (),
+        {"function_for": lambda self, api, types: lambda *a: calls.append(api) or numpy.exp(*a), "multi_device": False},
+    )()
+    monkeypatch.setitem(backends._by_type, numpy.ndarray, stand_in)
+    np.exp(x)
+    assert calls == ["exp"]  # the registry changed: the cached NumPy function is not used
 
 
 def test_numpy_python_floats_still_give_a_float64():

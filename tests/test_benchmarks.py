@@ -41,17 +41,45 @@ def test_chain_derivatives_match_finite_differences():
     numpy.testing.assert_allclose(overhead.recurrence_derivative(0.5, numpy, steps=200), numeric, rtol=1e-7)
 
 
-def test_mlp_hand_gradient_matches_finite_differences():
-    rng = numpy.random.default_rng(3)
-    params = tuple(p + 0.1 * rng.standard_normal(p.shape) for p in mlp.init_params((4, 5, 3, 3), rng))
-    x, y = rng.uniform(0, 1, (6, 4)), mlp.one_hot(rng.integers(0, 3, 6), 3)
-    hand = mlp.hand_grad(params, x, y, numpy)
-    for index, param in enumerate(params):
+def _perturbed(params, rng):
+    return peers.tree_map(lambda p: p + 0.1 * rng.standard_normal(p.shape), params)
+
+
+def _check_hand_gradient(loss, params, hand):
+    """Each array of ``hand`` (structured as ``params``) against central differences of ``loss(params)``."""
+    leaves = peers.tree_leaves(params)
+    for index, (param, expected) in enumerate(zip(leaves, peers.tree_leaves(hand))):
 
         def loss_of(value, index=index):
-            return mlp.loss(params[:index] + (value,) + params[index + 1 :], x, y, numpy)
+            return loss(peers.tree_unflatten(params, leaves[:index] + (value,) + leaves[index + 1 :]))
 
-        numpy.testing.assert_allclose(hand[index], central_gradient(loss_of, param), rtol=1e-6, atol=1e-9)
+        numpy.testing.assert_allclose(expected, central_gradient(loss_of, param), rtol=1e-6, atol=1e-9)
+
+
+def test_mlp_hand_gradient_matches_finite_differences():
+    rng = numpy.random.default_rng(3)
+    params = _perturbed(mlp.init_params((4, 5, 3, 3), rng), rng)
+    x, y = rng.uniform(0, 1, (6, 4)), mlp.one_hot(rng.integers(0, 3, 6), 3)
+    hand = mlp.hand_grad(params, x, y, numpy)
+    assert isinstance(hand, list) and all(isinstance(pair, tuple) for pair in hand)
+    _check_hand_gradient(lambda p: mlp.loss(p, x, y, numpy), params, hand)
+
+
+def test_deep_network_hand_gradient_matches_finite_differences():
+    rng = numpy.random.default_rng(4)
+    params = _perturbed(mlp.init_params((3, 3, 3, 3), rng), rng)
+    x = rng.standard_normal((2, 3))
+    _check_hand_gradient(lambda p: mlp.deep_loss(p, x, numpy), params, mlp.deep_hand_grad(params, x, numpy))
+
+
+def test_rosenbrock_hessian_matches_finite_differences():
+    x = numpy.random.default_rng(5).uniform(-2.0, 2.0, 5)
+
+    def gradient(z):
+        return central_gradient(partial(curvature.rosenbrock, np=numpy), z, h=1e-4)
+
+    numeric = numpy.stack([central_gradient(lambda z, i=i: gradient(z)[i], x, h=1e-4) for i in range(5)])
+    numpy.testing.assert_allclose(curvature.rosenbrock_hessian(x, numpy), numeric, rtol=1e-5, atol=1e-4)
 
 
 def test_elementwise_hand_gradient_matches_finite_differences():
@@ -78,11 +106,12 @@ def test_curvature_hand_derivatives_match_finite_differences():
 
 def test_mlp_gradient_equals_hand_written(backend):
     rng = numpy.random.default_rng(1)
-    params = tuple(backend.asarray(p + 0.1 * rng.standard_normal(p.shape)) for p in mlp.init_params((6, 8, 8, 3), rng))
+    params = peers.tree_map(backend.asarray, _perturbed(mlp.init_params((6, 8, 8, 3), rng), rng))
     x, y = backend.asarray(rng.uniform(0, 1, (5, 6))), backend.asarray(mlp.one_hot(rng.integers(0, 3, 5), 3))
     ours = adcore.grad(mlp.loss)(params, x, y)
     hand = mlp.hand_grad(params, x, y, backend.backend.xp)
-    for gradient, expected, param in zip(ours, hand, params):
+    assert isinstance(ours, list) and all(isinstance(pair, tuple) for pair in ours)
+    for gradient, expected, param in zip(*map(peers.tree_leaves, (ours, hand, params))):
         backend.check_device(gradient)
         assert gradient.shape == param.shape and gradient.dtype == param.dtype
         numpy.testing.assert_allclose(backend.to_numpy(gradient), backend.to_numpy(expected), rtol=1e-10, atol=1e-14)
@@ -135,15 +164,20 @@ def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys):
     assert "| a | adcore |" in paths["README.md"].read_text()
 
 
-def test_digits_and_mlp_workloads(small, monkeypatch, tmp_path):
+def test_digits_mlp_deep_and_hessian_workloads(small, monkeypatch, tmp_path):
     monkeypatch.setattr(mlp, "SIZES", (20, 16, 16, 10))
     monkeypatch.setattr(mlp, "BATCH", 8)
-    assert main(["--quick", "--only", "c,h", "--peers", "", "--json", str(tmp_path / "r.json")]) == 0
+    monkeypatch.setattr(mlp, "DEEP_LAYERS", 4)
+    monkeypatch.setattr(curvature, "ROSENBROCK_SIZE", 6)
+    argv = ["--quick", "--only", "c,h,i,k", "--peers", "autograd", "--json", str(tmp_path / "r.json")]
+    assert main(argv) == 0
     workloads = json.loads((tmp_path / "r.json").read_text())["workloads"]
-    assert [w["id"] for w in workloads] == ["c64", "c32", "h"]
+    assert [w["id"] for w in workloads] == ["c64", "c32", "h", "i", "k"]
     assert workloads[1]["dtype"] == "float32"
     h = workloads[2]
     assert h["steps"] >= 1 and h["contenders"]["adcore"]["test_accuracy"] >= 0.5 and h["target"] is None
+    for workload in workloads[3:]:
+        assert "x autograd" in workload["target"]["value"] and workload["contenders"]["autograd"]["autograd"] == 1.0
 
 
 def test_wrong_gradient_exits_1(small, monkeypatch, tmp_path, capsys):
@@ -172,7 +206,8 @@ def test_peers_outside_numpy_backend():
 
 def test_only_takes_letters_and_names():
     assert parse_args(["--only", "h,scalar-chain", "--only", "jacobian"]).only == ["a", "f", "h"]
-    assert parse_args([]).only == list("abcdefgh")
+    assert parse_args(["--only", "hessian,k"]).only == ["i", "k"]
+    assert parse_args([]).only == list("abcdefghik")
     with pytest.raises(SystemExit):
         parse_args(["--only", "z"])
     with pytest.raises(SystemExit):

@@ -1,5 +1,5 @@
-"""The operators beyond the basics: Jacobians in both modes (complex outputs too), Hessian and
-Hessian-vector products forward-over-reverse, autograd's remaining operators, JAX's functional
+"""The operators beyond the basics: Jacobians in both modes (complex outputs too), Hessians and
+Hessian-vector products in the mode the rules allow, autograd's remaining operators, JAX's functional
 forms, and containers as inputs and outputs."""
 
 from collections import OrderedDict, namedtuple
@@ -60,7 +60,7 @@ def test_jacobians_of_complex_outputs():
         numpy.testing.assert_allclose(j(lambda z: z**2)(z), numpy.diag(2 * z), rtol=1e-14)
 
 
-def test_hessian_is_forward_over_reverse_and_matches_reverse_over_reverse(backend):
+def test_hessian_and_hessian_vector_products_match_reverse_over_reverse(backend):
     a = backend.asarray(A.T @ A)
 
     def loss_on(x):
@@ -229,3 +229,79 @@ def test_gradient_of_a_sequence_read_with_negative_indices_and_slices(backend):
     numpy.testing.assert_array_equal(backend.to_numpy(g[0]), [3.0, 12.0])
     numpy.testing.assert_array_equal(backend.to_numpy(g[1]), [3.0])
     numpy.testing.assert_array_equal(backend.to_numpy(g[2]), [-2.0, 1.0])
+
+
+def test_reading_n_parameters_costs_linear_in_n(monkeypatch):
+    """The cotangent of a container holds the items read only (``adcore.builtins.SparseCotangent``):
+    reading each of ``n`` parameters once builds no container of ``n`` zeros per read, so the work
+    (counted in vector spaces made) grows linearly with ``n``, not with its square."""
+    from adcore.numpy import vspaces
+
+    made = []
+    original = vspaces.ArrayVSpace.__init__
+    monkeypatch.setattr(vspaces.ArrayVSpace, "__init__", lambda self, value: made.append(1) or original(self, value))
+
+    def spaces_made(n):
+        params = [(numpy.full((2, 2), 0.1), numpy.zeros(2)) for _ in range(n)]
+
+        def loss(params):
+            h = numpy.ones((3, 2))
+            for w, b in params:
+                h = np.tanh(h @ w + b)
+            return np.sum(h)
+
+        made.clear()
+        g = grad(loss)(params)
+        assert type(g) is list and all(type(pair) is tuple and pair[0].shape == (2, 2) for pair in g)
+        return len(made)
+
+    small, large = spaces_made(8), spaces_made(32)
+    assert large <= 4 * small + 8, (small, large)
+
+
+def test_unread_items_and_dict_keys_get_zeros(backend):
+    params = {"used": [backend.asarray([1.0, 2.0]), backend.asarray([5.0])], "unused": (backend.asarray([3.0]),)}
+    g = grad(lambda p: np.sum(p["used"][0] * p["used"][0]))(params)
+    assert type(g) is dict and type(g["used"]) is list and type(g["unused"]) is tuple
+    numpy.testing.assert_array_equal(backend.to_numpy(g["used"][0]), [2.0, 4.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(g["used"][1]), [0.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(g["unused"][0]), [0.0])
+    backend.check_device(g["unused"][0])
+
+
+def _only_vjp_primitive():
+    """A primitive with a VJP and no JVP, as libraries built on autograd define them."""
+    from adcore.extend import defvjp, primitive
+
+    @primitive
+    def cube(x):
+        return x * x * x
+
+    defvjp(cube, lambda ans, x: lambda g: g * 3.0 * x**2)
+    return cube
+
+
+def test_hessian_and_hvp_of_a_primitive_with_only_a_vjp_are_reverse_over_reverse():
+    cube = _only_vjp_primitive()
+    x, v = numpy.array([0.5, -2.0]), numpy.array([1.0, 3.0])
+    numpy.testing.assert_allclose(hessian(lambda x: np.sum(cube(x)))(x), numpy.diag(6 * x))
+    numpy.testing.assert_allclose(hvp(lambda x: np.sum(cube(x)))(x, v), 6 * x * v)
+
+
+def test_hessian_is_forward_over_reverse_where_a_rule_uses_a_primitive_without_vjp():
+    from adcore.extend import defjvp, defvjp, primitive
+
+    @primitive
+    def scaled(x):  # differentiable forward only
+        return 3.0 * x
+
+    defjvp(scaled, lambda g, ans, x: 3.0 * g)
+
+    @primitive
+    def cube(x):
+        return x * x * x
+
+    defvjp(cube, lambda ans, x: lambda g: g * scaled(x**2))
+    defjvp(cube, lambda g, ans, x: g * 3.0 * x**2)
+    x = numpy.array([0.5, -2.0])
+    numpy.testing.assert_allclose(hessian(lambda x: np.sum(cube(x)))(x), numpy.diag(6 * x))

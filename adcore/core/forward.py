@@ -6,7 +6,7 @@ node sums the contributions of its parents as soon as it is built, so nothing
 is walked backwards. This module imports no array library.
 """
 
-from .reverse import joined_output, missing_rule_message
+from .reverse import RuleNotDefined, joined_output
 from .tracer import Node, trace
 from .vspace import VSpace, accumulate, vspace
 
@@ -22,7 +22,7 @@ class JVPNode(Node):
         try:
             jvpmaker = primitive_jvps[fun]
         except KeyError:
-            raise NotImplementedError(missing_rule_message("JVP", fun, parent_argnums)) from None
+            raise RuleNotDefined("JVP", fun, parent_argnums) from None
         self.g = jvpmaker(parent_argnums, [parent.g for parent in parents], value, args, kwargs)
 
     def initialize_root(self, g):
@@ -81,7 +81,7 @@ def defjvp(fun, *jvpfuns, argnums=None):
         try:
             jvpfun = jvps[argnum]
         except KeyError:
-            raise NotImplementedError(missing_rule_message("JVP", fun, (argnum,))) from None
+            raise RuleNotDefined("JVP", fun, (argnum,)) from None
         return jvpfun(g, ans, *args, **kwargs)
 
     defjvp_argnum(fun, jvp_argnum)

@@ -6,15 +6,27 @@ output cotangent ``g`` to the cotangent of an argument. This module imports no
 array library.
 """
 
+import itertools
+import threading
+from operator import attrgetter
+
 from .tracer import Node, TypeMap, gc_paused, primitive_name, trace
-from .vspace import VSpace, accumulate, vspace
+from .vspace import VSpace, accumulate, accumulate_into, dense, sparse_cotangents, vspace
 
 primitive_vjps = {}
+#: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
+saved_values_vjps = {}
 
 #: ``type -> snapshot(value)``: a copy that later writes to ``value`` cannot reach, for the
 #: mutable array types (filled by the array layer); None for immutable types.
 snapshots = TypeMap("adcore cannot snapshot", required=False)
+#: ``type -> freeze(value)``: marks ``value`` read-only and returns ``thaw()``, which restores its
+#: flags; None for the types that cannot be marked (filled by the array layer).
+freezers = TypeMap("adcore cannot mark read-only", required=False)
+#: The types of constant arguments found to need neither a snapshot nor a freeze (numbers, boxes...).
+immutable_types = set()
 _UNSEEN = object()
+_creation_numbers = itertools.count()
 
 #: ``type -> join(output)``: a function's output of a container type that holds traced values, made
 #: one traced value (filled by ``adcore.builtins``), so that ``make_vjp`` and ``make_jvp`` differentiate
@@ -23,120 +35,225 @@ output_joiners = TypeMap("adcore cannot join outputs of", required=False)
 
 
 class VJPNode(Node):
-    """Keeps its primitive ``fun``, its parents and the local VJP, a function from
-    the output cotangent to the tuple of cotangents of the parents.
+    """Keeps its primitive ``fun``, its parents, its creation ``number`` (which orders the backward
+    pass), and what its VJP needs: either a closure ``vjp(g)`` from the rule's VJP maker
+    (``saved`` None), or the rule's ``vjp`` with the values it names (``saved``; see
+    :class:`SavedValuesVJP`), which needs no closure per node.
 
-    The VJP maker sees the raw arguments with each mutable array that is not a
-    parent (a constant such as data or weights held fixed) replaced by a snapshot
-    (:func:`snapshot_constants`), so writes to those arrays between the forward
-    and the backward pass cannot change the derivative.
+    Its constant arguments are kept by its trace's :class:`Constants`.
     """
 
-    __slots__ = ["fun", "parents", "vjp"]
+    __slots__ = ["fun", "parents", "number", "constants", "vjp", "saved"]
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
         self.fun = fun
         self.parents = parents
-        try:
-            vjpmaker = primitive_vjps[fun]
-        except KeyError:
-            raise NotImplementedError(missing_rule_message("VJP", fun, parent_argnums)) from None
-        if len(args) != len(parent_argnums):
-            args = snapshot_constants(args, parent_argnums)
-        self.vjp = vjpmaker(parent_argnums, value, args, kwargs)
+        self.number = next(_creation_numbers)
+        self.constants = constants = parents[0].constants
+        rule = saved_values_vjps.get(fun)
+        if (
+            len(args) != len(parent_argnums)
+            and (rule is None or rule.keeps_arguments)
+            and not (len(args) == 2 and type(args[1 - parent_argnums[0]]) in immutable_types)  # x * 0.5: nothing to keep
+        ):
+            args = constants.keep(args, parent_argnums, fun)
+        if rule is None:
+            try:
+                vjpmaker = primitive_vjps[fun]
+            except KeyError:
+                raise RuleNotDefined("VJP", fun, parent_argnums) from None
+            self.vjp, self.saved = vjpmaker(parent_argnums, value, args, kwargs), None
+        else:
+            keeps_output = not rule.output_readers.isdisjoint(parent_argnums)
+            self.vjp = rule.vjp
+            self.saved = (value if keeps_output else None, args if rule.keeps_arguments else None, kwargs, parent_argnums)
 
-    def initialize_root(self):
+    def initialize_root(self, constants=None):
         self.fun = None
         self.parents = ()
-        self.vjp = lambda g: ()
+        self.number = next(_creation_numbers)
+        self.constants = constants or Constants()
+        self.vjp, self.saved = lambda g: (), None
 
 
-def snapshot_constants(args, argnums):
-    """``args`` with every argument not in ``argnums`` that is a mutable array replaced by its snapshot.
+class SavedValuesVJP:
+    """A VJP rule that names the values it keeps, so that a node keeps those and needs no closure.
 
-    Which types are mutable, and how they are copied, is registered in
-    ``snapshots`` (by the array layer: ``Backend.snapshot``). Cost: one
-    dictionary lookup per constant argument of a recorded call, and a copy of
-    each mutable array among them (``O(size)`` time and memory, e.g. the data
-    matrix of an MLP's first layer); calls on unboxed values pay nothing.
-    Measured on NumPy (2 shared CPU cores, medians of interleaved runs): about 5%
-    of the time per primitive of a scalar chain (``sin(x) * 0.999 + 0.001``) and
-    2-3% of the gradient of the digits MLP of ``python -m benchmarks`` (which
-    copies its 1437 x 64 inputs and its labels once per gradient).
+    ``vjp(g, owned, ans, args, kwargs, argnums) -> (cotangents, fresh)`` runs in the backward pass:
+    ``ans`` is the output (None unless an argnum in ``output_readers`` is differentiated), ``args``
+    the raw arguments (None unless ``keeps_arguments``), ``argnums`` the differentiated ones.
+    ``owned`` says that the backward pass owns the buffer ``g`` (it made it and nobody else holds
+    it), so the rule may write its result into ``g``; ``fresh`` says that the cotangents returned
+    are such buffers, each distinct (then the pass owns them in turn).
     """
-    copied = None
-    for argnum, arg in enumerate(args):
-        if argnum in argnums:
-            continue
-        snapshot = snapshots.get(type(arg), _UNSEEN)
-        if snapshot is _UNSEEN:
-            snapshot = snapshots.find(arg)
-        if snapshot is not None:
-            copied = copied or list(args)
-            copied[argnum] = snapshot(arg)
-    return args if copied is None else tuple(copied)
+
+    __slots__ = ["vjp", "output_readers", "keeps_arguments"]
+
+    def __init__(self, vjp, output_readers, keeps_arguments):
+        self.vjp = vjp
+        self.output_readers = frozenset(output_readers)
+        self.keeps_arguments = keeps_arguments
+
+    def vjp_maker(self, argnums, ans, args, kwargs):
+        """The same rule as a closure, for code that calls the VJP registry (``primitive_vjps``) itself."""
+        return lambda g: tuple(map(dense, self.vjp(g, False, ans, args, kwargs, argnums)[0]))
 
 
-def missing_rule_message(mode, fun, argnums):
-    argnums = argnums[0] if len(argnums) == 1 else argnums
-    which = "argnum" if isinstance(argnums, int) else "argnums"
-    return f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined"
+def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
+    """Register a :class:`SavedValuesVJP` for ``fun`` (and its closure form in ``primitive_vjps``).
+
+    ``output_readers``: the argnums whose cotangent reads the output; the node keeps the output
+    only when one of them is differentiated (``multiply``'s rule never reads it, ``exp``'s always).
+    ``keeps_arguments``: whether the rule reads the arguments (``exp``'s does not).
+    """
+    rule = saved_values_vjps[fun] = SavedValuesVJP(vjp, output_readers, keeps_arguments)
+    primitive_vjps[fun] = rule.vjp_maker
 
 
-def make_vjp(fun, x, single_use=False):
+class Constants:
+    """How the nodes of one trace keep their constant arguments (mutable arrays that are not
+    parents: data, weights held fixed), so that writes to them before the backward pass cannot
+    change the derivative: each is replaced by its snapshot (``snapshots``; a trace whose VJP may
+    run again), or, with ``read_only`` (a single-use trace: ``grad``), marked read-only
+    (``freezers``) until :meth:`restore` instead of copied, a write then raising (:meth:`explain`).
+    Calls on unboxed values pay nothing; a snapshot costs a copy of the array.
+    """
+
+    __slots__ = ["read_only", "frozen"]
+
+    def __init__(self, read_only=False):
+        self.read_only = read_only
+        self.frozen = []  # (value, fun) for each value this trace marked read-only
+
+    def keep(self, args, argnums, fun):
+        copied = None
+        for argnum, arg in enumerate(args):
+            if argnum in argnums:
+                continue
+            freeze = freezers.get(type(arg), _UNSEEN)
+            if freeze is _UNSEEN:
+                freeze = freezers.find(arg)
+            if freeze is not None and self.read_only:
+                self.freeze(arg, freeze, fun)
+                continue
+            snapshot = snapshots.get(type(arg), _UNSEEN)
+            if snapshot is _UNSEEN:
+                snapshot = snapshots.find(arg)
+            if snapshot is not None:
+                copied = copied or list(args)
+                copied[argnum] = snapshot(arg)
+            elif freeze is None:
+                immutable_types.add(type(arg))
+        return args if copied is None else tuple(copied)
+
+    def freeze(self, value, freeze, fun):
+        with _freeze_lock:
+            entry = _frozen.get(id(value))
+            if entry is None:
+                _frozen[id(value)] = [value, 1, freeze(value)]
+            else:
+                entry[1] += 1
+        self.frozen.append((value, fun))
+
+    def restore(self):
+        """Give back the flags of the values this trace marked (once no running trace holds them)."""
+        with _freeze_lock:
+            for value, _ in self.frozen:
+                entry = _frozen[id(value)]
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del _frozen[id(value)]
+                    entry[2]()
+        self.frozen = []
+
+    def explain(self, error, op, fun):
+        """For NumPy's error on a write to a read-only array, a ``ValueError`` naming the arrays this
+        trace marked; None if it marked none."""
+        if not self.frozen or "read-only" not in str(error):
+            return None
+        used = "; ".join(
+            sorted(
+                {
+                    f"an array of shape {tuple(value.shape)} and dtype {value.dtype} used by {primitive_name(prim)}"
+                    for value, prim in self.frozen
+                }
+            )
+        )
+        return ValueError(
+            f"{op}: {getattr(fun, '__name__', fun)} wrote to a read-only array ({error}). While {op} runs, the arrays "
+            f"that the function uses as constants are read-only rather than copied; here: {used}. "
+            "Write to a copy (x = x.copy()) or finish writing before using the array, or use make_vjp, which copies them"
+        )
+
+
+_freeze_lock = threading.Lock()
+#: ``id(value) -> [value, count, thaw]`` for the values marked read-only by the traces now running
+#: (of all threads): the first marks a value, the last gives its flags back.
+_frozen = {}
+
+
+class RuleNotDefined(NotImplementedError):
+    """A primitive has no ``mode`` (``"VJP"`` or ``"JVP"``) rule for the arguments differentiated;
+    raised when a trace records the call."""
+
+    def __init__(self, mode, fun, argnums):
+        argnums = argnums[0] if len(argnums) == 1 else argnums
+        which = "argnum" if isinstance(argnums, int) else "argnums"
+        super().__init__(f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined")
+        self.mode = mode
+
+
+def make_vjp(fun, x):
     """Trace ``fun(x)``; return ``(vjp, ans)`` where ``vjp(g)`` is the cotangent of ``x``.
 
     ``vjp(g)`` maps a cotangent ``g`` of the output's space (same shape and
     dtype as ``ans``) to one of ``x``'s space. If ``ans`` does not depend on
-    ``x``, ``vjp`` returns zeros of ``x``'s space.
+    ``x``, ``vjp`` returns zeros of ``x``'s space. ``vjp`` may be called again
+    (by the user or by ``jacobian``), so nothing is freed, and a mutable array
+    ``x``, the returned ``ans`` and the constant arrays ``fun`` uses are
+    snapshots: writing to them between the calls cannot change what ``vjp``
+    returns (:func:`value_and_vjp` is the single-use form, for the operators
+    that pull back one cotangent at once).
+    """
+    x = snapshot_value(x)
+    end_value, end_node = trace(VJPNode.new_root(), joined_output(fun), x)
 
-    Parameters
-    ----------
-    fun : callable
-        The function to trace.
-    x : value
-        The input (an array, a scalar or a container of them).
-    single_use : bool
-        True when ``vjp`` is called exactly once, before the caller hands
-        anything back to user code (``grad``, ``value_and_grad``,
-        ``elementwise_grad``): the backward pass then frees each node's saved
-        values as soon as its VJP has run (peak memory of the forward pass, not
-        of the graph plus the cotangents), and ``x`` and ``ans`` are not copied.
-        When False (the default: ``vjp`` may be called again, by the user or by
-        ``jacobian``), nothing is freed, and a mutable array ``x`` and the
-        returned ``ans`` are snapshots, so that writing to ``x`` or to ``ans``
-        between the calls cannot change what ``vjp`` returns.
+    def vjp(g):
+        return vspace(x).zeros() if end_node is None else backward_pass(g, end_node)
+
+    return vjp, snapshot_value(end_value)
+
+
+def value_and_vjp(fun, x, seed, op="grad"):
+    """``(ans, vjp(seed(ans)))`` for ``ans = fun(x)``: one trace and one backward pass at once,
+    for the operators that pull back one cotangent (``grad``, ``value_and_grad``, ``elementwise_grad``).
+
+    ``seed(ans)`` returns the output's cotangent (it may raise, e.g. for a non-scalar output).
+    Python's garbage collector is paused across the trace and the backward pass, each node's
+    saved values are freed once its VJP has run, ``x`` and ``ans`` are not copied, and the
+    constant arrays ``fun`` uses are marked read-only until the end rather than copied
+    (:class:`Constants`).
 
     Raises
     ------
-    RuntimeError
-        From ``vjp``: called a second time after ``make_vjp(..., single_use=True)``.
+    ValueError
+        If ``fun`` writes to one of those read-only arrays, naming ``op``, ``fun`` and the arrays.
     """
-    if not single_use:
-        x = snapshot_value(x)
-    start_node = VJPNode.new_root()
-    end_value, end_node = trace(start_node, joined_output(fun), x)
-    if end_node is None:
-
-        def vjp(g):
-            return vspace(x).zeros()
-
-    elif single_use:
-        used = []
-
-        def vjp(g):
-            if used:
-                raise RuntimeError("make_vjp(..., single_use=True): vjp can be called once; its saved values are freed")
-            used.append(True)
-            return backward_pass(g, end_node, release_saved_values=True)
-
-    else:
-
-        def vjp(g):
-            return backward_pass(g, end_node)
-
-        end_value = snapshot_value(end_value)
-    return vjp, end_value
+    constants = Constants(read_only=True)
+    with gc_paused():
+        try:
+            end_value, end_node = trace(VJPNode.new_root(constants), fun, x)
+            g = seed(end_value)
+            if end_node is None:
+                return end_value, vspace(x).zeros()
+            return end_value, backward_pass(g, end_node, release_saved_values=True)
+        except ValueError as error:
+            explained = constants.explain(error, op, fun)
+            if explained is None:
+                raise
+            raise explained from error
+        finally:
+            constants.restore()
 
 
 def joined_output(fun):
@@ -157,32 +274,72 @@ def snapshot_value(value):
 
 
 def backward_pass(g, end_node, release_saved_values=False):
-    """Walk the graph from ``end_node`` in reverse topological order, summing cotangents per node.
+    """Walk the graph from ``end_node`` in reverse creation order, summing cotangents per node.
 
-    A node's cotangent is dropped once its VJP has run. With
-    ``release_saved_values`` the node's VJP (which holds its arguments and
-    output) is dropped too (:func:`release_saved_values_of`), so the graph can
-    be walked only once.
+    A node's cotangent is dropped once its VJP has run. The pass tracks which
+    pending cotangents are buffers it owns (:func:`add_cotangent`), so that VJPs
+    and sums may write into them. With ``release_saved_values`` the node's
+    saved values are dropped after its VJP (:func:`release_saved_values_of`), so
+    the graph can be walked only once.
     """
-    outgrads = {end_node: g}
+    pending, owned = {end_node: g}, set()
     with gc_paused():
-        for node in toposort(end_node):
-            outgrad = outgrads.pop(node)
-            parent_gs = node.vjp(outgrad)
+        for node in reverse_creation_order(end_node):
+            g = pending.pop(node)
+            parent_gs, fresh = local_vjp(node, g, node in owned)
             if release_saved_values:
                 release_saved_values_of(node)
             for parent, parent_g in zip(node.parents, parent_gs):
-                outgrads[parent] = accumulate(outgrads.get(parent), parent_g)
-    return outgrad
+                add_cotangent(pending, owned, parent, parent_g, fresh)
+    return dense(g)
+
+
+def local_vjp(node, g, owned):
+    """``(cotangents of node's parents, whether they are fresh buffers)`` for the cotangent ``g`` of
+    its output; ``owned``: whether the pass owns ``g`` (a rule with saved values may write into it,
+    and may take a sparse cotangent; a closure from a VJP maker gets ``dense(g)``)."""
+    if node.saved is None:
+        return node.vjp(g.dense() if type(g) in sparse_cotangents else g), False
+    return node.vjp(g, owned, *node.saved)
+
+
+def add_cotangent(pending, owned, node, g, fresh):
+    """Add ``g`` to ``node``'s pending cotangent. The pass owns a fresh ``g`` and any sum it makes;
+    a sum is written into an owned buffer where there is one (``accumulate_into``). Ownership is
+    per pass and per node, so a backward pass run inside a VJP (``checkpoint``) owns nothing of this one's."""
+    prev = pending.get(node)
+    if prev is None:
+        pending[node] = g
+        if fresh:
+            owned.add(node)
+    elif node in owned:
+        pending[node] = accumulate_into(prev, g)
+    else:
+        pending[node] = accumulate_into(g, prev) if fresh else accumulate(prev, g)
+        owned.add(node)
 
 
 def release_saved_values_of(node):
     """Free what ``node`` saved for its VJP (arguments, output), after the VJP has run."""
-    node.vjp = None
+    node.vjp = node.saved = None
+
+
+def reverse_creation_order(end_node):
+    """The nodes reachable from ``end_node``, latest created first: every node after all the nodes
+    that consume it (a node is created after its parents). One traversal, then one sort."""
+    seen = {end_node}
+    stack = [end_node]
+    while stack:
+        for parent in stack.pop().parents:
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return sorted(seen, key=attrgetter("number"), reverse=True)
 
 
 def toposort(end_node):
-    """Nodes reachable from ``end_node``, each after every node that consumes it."""
+    """Nodes reachable from ``end_node``, each after every node that consumes it (for nodes of any
+    kind; the backward pass orders :class:`VJPNode` by creation number instead)."""
     child_counts = {}
     stack = [end_node]
     while stack:
@@ -246,7 +403,7 @@ def defvjp(fun, *vjpmakers, argnums=None):
         try:
             maker = makers[argnum]
         except KeyError:
-            raise NotImplementedError(missing_rule_message("VJP", fun, (argnum,))) from None
+            raise RuleNotDefined("VJP", fun, (argnum,)) from None
         return maker(ans, *args, **kwargs)
 
     defvjp_argnum(fun, vjp_argnum)

@@ -48,6 +48,10 @@ class VSpace:
     def add(self, x, y):
         return self._add(x, y)
 
+    def add_into(self, x, y):
+        """``x + y``, written into ``x`` where the space can (``x`` is a buffer the caller owns)."""
+        return self.add(x, y)
+
     @primitive
     def scalar_mul(self, x, a):
         return self._scalar_mul(x, a)
@@ -96,12 +100,30 @@ def vspace(value):
     return VSpace.mappings.of(value)(value)
 
 
+#: The types of cotangents that hold only part of a value (``adcore.builtins.SparseCotangent``): each
+#: has ``dense()``, which the backward pass applies before any rule that does not name its saved
+#: values sees one, and to the cotangent it returns.
+sparse_cotangents = set()
+
+
+def dense(g):
+    """``g``, or ``g.dense()`` if it is a sparse cotangent (see ``sparse_cotangents``)."""
+    return g.dense() if type(g) in sparse_cotangents else g
+
+
 def accumulate(prev, new):
     """``prev + new`` (cotangents or tangents) in their space; ``prev`` None means nothing yet."""
-    if prev is None:
-        return new
-    value = getval(new)
+    return new if prev is None else _adding_space(new).add(prev, new)
+
+
+def accumulate_into(owned, new):
+    """``owned + new``, written into ``owned`` where its space can (``VSpace.add_into``): the
+    backward pass owns that buffer, so nobody else sees it change."""
+    return _adding_space(owned).add_into(owned, new)
+
+
+def _adding_space(value):
+    """The space that adds ``value``: its class where ``add`` needs no space (``add_needs_space``)."""
+    value = getval(value)
     space = VSpace.mappings.of(value)
-    if getattr(space, "add_needs_space", True):
-        return space(value).add(prev, new)
-    return space.add(prev, new)
+    return space(value) if getattr(space, "add_needs_space", True) else space

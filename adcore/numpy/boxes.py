@@ -4,7 +4,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, register_traced_type
 
-from ..core import Box, getval, snapshots
+from ..core import Box, freezers, getval, snapshots
 from . import signatures as np_signatures
 from . import wrapper as anp
 from .arrays import compress
@@ -100,31 +100,29 @@ class ArrayBox(Box):
             "build an object array); call adcore.numpy functions (np.array, np.stack, ...) instead of numpy's"
         )
 
-    __neg__ = lambda self: anp.negative(self)  # noqa: E731
+    __neg__ = anp.negative
     __pos__ = lambda self: self  # noqa: E731
-    __abs__ = lambda self: anp.abs(self)  # noqa: E731
-    __add__ = lambda self, other: anp.add(self, other)  # noqa: E731
-    __radd__ = lambda self, other: anp.add(other, self)  # noqa: E731
-    __sub__ = lambda self, other: anp.subtract(self, other)  # noqa: E731
+    __abs__ = anp.abs
+    __add__ = __radd__ = anp.add  # commutative: x + box is box + x
+    __sub__ = anp.subtract
     __rsub__ = lambda self, other: anp.subtract(other, self)  # noqa: E731
-    __mul__ = lambda self, other: anp.multiply(self, other)  # noqa: E731
-    __rmul__ = lambda self, other: anp.multiply(other, self)  # noqa: E731
-    __truediv__ = lambda self, other: anp.divide(self, other)  # noqa: E731
+    __mul__ = __rmul__ = anp.multiply  # commutative: x * box is box * x
+    __truediv__ = anp.divide
     __rtruediv__ = lambda self, other: anp.divide(other, self)  # noqa: E731
-    __pow__ = lambda self, other: anp.power(self, other)  # noqa: E731
+    __pow__ = anp.power
     __rpow__ = lambda self, other: anp.power(other, self)  # noqa: E731
-    __mod__ = lambda self, other: anp.mod(self, other)  # noqa: E731
+    __mod__ = anp.mod
     __rmod__ = lambda self, other: anp.mod(other, self)  # noqa: E731
-    __floordiv__ = lambda self, other: anp.floor_divide(self, other)  # noqa: E731
+    __floordiv__ = anp.floor_divide
     __rfloordiv__ = lambda self, other: anp.floor_divide(other, self)  # noqa: E731
-    __matmul__ = lambda self, other: anp.matmul(self, other)  # noqa: E731
+    __matmul__ = anp.matmul
     __rmatmul__ = lambda self, other: anp.matmul(other, self)  # noqa: E731
-    __eq__ = lambda self, other: anp.equal(self, other)  # noqa: E731
-    __ne__ = lambda self, other: anp.not_equal(self, other)  # noqa: E731
-    __gt__ = lambda self, other: anp.greater(self, other)  # noqa: E731
-    __ge__ = lambda self, other: anp.greater_equal(self, other)  # noqa: E731
-    __lt__ = lambda self, other: anp.less(self, other)  # noqa: E731
-    __le__ = lambda self, other: anp.less_equal(self, other)  # noqa: E731
+    __eq__ = anp.equal
+    __ne__ = anp.not_equal
+    __gt__ = anp.greater
+    __ge__ = anp.greater_equal
+    __lt__ = anp.less
+    __le__ = anp.less_equal
 
     # the methods of the same names as NumPy's functions, with NumPy's signatures (signatures.py)
     sum, mean, prod, max, min, ptp, all, any, var, std, cumsum, cumprod, clip, trace, argmax, argmin = map(
@@ -247,12 +245,18 @@ Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value
 register_traced_type(ArrayBox)
 
 
-def _array_snapshot(value):
-    """``Backend.snapshot`` for arrays of a library whose arrays are mutable; None for boxes, scalars, JAX."""
-    if type(value) in Box.types:
-        return None
-    backend = array_backend(value)
-    return backend.snapshot if backend is not None and backend.mutable_arrays else None
+def _backend_method(name, flag):
+    """A resolver for ``snapshots`` or ``freezers``: the backend's method ``name`` for an array of a
+    library whose ``flag`` is set (``mutable_arrays``, ``read_only_flags``); None for boxes and scalars."""
+
+    def resolve(value):
+        if type(value) in Box.types:
+            return None
+        backend = array_backend(value)
+        return getattr(backend, name) if backend is not None and getattr(backend, flag) else None
+
+    return resolve
 
 
-snapshots.resolvers.append(_array_snapshot)
+snapshots.resolvers.append(_backend_method("snapshot", "mutable_arrays"))
+freezers.resolvers.append(_backend_method("freeze", "read_only_flags"))

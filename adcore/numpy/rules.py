@@ -19,11 +19,24 @@ declared with :func:`def_batch_safe_vjp`; elementwise rules made by
 primitive is walked one row at a time.
 """
 
+import dis
 import math
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..core import def_linear, defjvp, defjvp_argnum, defjvp_argnums, defvjp, defvjp_argnum, defvjp_argnums, getval
+import backends
+
+from ..core import (
+    def_linear,
+    defjvp,
+    defjvp_argnum,
+    defjvp_argnums,
+    defvjp,
+    defvjp_argnum,
+    defvjp_saved_values,
+    getval,
+    isbox,
+)
 from . import wrapper as anp
 
 # ---- batches of cotangents ----
@@ -61,7 +74,9 @@ def batch_ndim():
 def metadata(x):
     """What a VJP keeps of an argument instead of the argument: its shape, its dtype (None for a
     Python scalar, whose cotangent keeps the output's dtype) and whether it is complex."""
-    return anp.shape(x), getattr(getval(x), "dtype", None), anp.iscomplexobj(x)
+    raw = getval(x)
+    shape = tuple(raw.shape) if hasattr(raw, "shape") else anp.shape(raw)
+    return shape, getattr(raw, "dtype", None), anp.iscomplexobj.fun(raw)
 
 
 def unbroadcast(g, meta):
@@ -130,35 +145,17 @@ def broadcast(g, ans):
 
 def defvjp_elementwise(fun, *vjps):
     """Reverse rules of an elementwise function: ``vjps[i](g, ans, *args)`` is the cotangent of
-    argument ``i`` in the output's space; broadcasting is then undone where the argument was broadcast.
+    argument ``i`` in the output's space; broadcasting is then undone where the argument was broadcast
+    (:func:`cotangent_of`). The node keeps the arguments, and the output only where a rule of a
+    differentiated argument reads it (:func:`reads_parameter`)."""
 
-    The common case, one differentiated argument that was not broadcast, gets a VJP with no loop
-    and no metadata: this is most of the per-primitive cost of a scalar program. Its cotangent only
-    gets the argument's dtype back where the rule promoted it (a Python number that went through
-    the backend, as ``log(2.0)``, is a float64 scalar, which makes a float32 cotangent float64).
-    """
+    def vjp(g, owned, ans, args, kwargs, argnums):
+        if len(argnums) == 1:
+            return (cotangent_of(args[argnums[0]], vjps[argnums[0]](g, ans, *args)),), False
+        return tuple(cotangent_of(args[i], vjps[i](g, ans, *args)) for i in argnums), False
 
-    def vjp_argnums(argnums, ans, args, kwargs):
-        if len(argnums) == 1 and same_space(args[argnums[0]], ans):
-            vjp = vjps[argnums[0]]
-            dtype = getattr(ans, "dtype", None)
-
-            def vjp_same_space(g):
-                cotangent = vjp(g, ans, *args)
-                if dtype is not None and getattr(cotangent, "dtype", dtype) != dtype:
-                    cotangent = anp.astype(cotangent, dtype)
-                return (cotangent,)
-
-            return vjp_same_space
-        metas = [None if same_space(args[argnum], ans) else metadata(args[argnum]) for argnum in argnums]
-
-        def vjp_all(g):
-            cotangents = (vjps[argnum](g, ans, *args) for argnum in argnums)
-            return tuple(g if meta is None else unbroadcast(g, meta) for g, meta in zip(cotangents, metas))
-
-        return vjp_all
-
-    defvjp_argnums(fun, vjp_argnums)
+    readers = [argnum for argnum, rule in enumerate(vjps) if reads_parameter(rule, 1)]
+    defvjp_saved_values(fun, vjp, output_readers=readers)
 
 
 def def_elementwise(fun, *partials):
@@ -167,25 +164,97 @@ def def_elementwise(fun, *partials):
     The Jacobian in each argument is diagonal, so the VJP and the JVP are both
     multiplication by the partial derivative (unbroadcast for the VJP,
     broadcast for the JVP).
-    """
 
-    def vjp_of(partial):
-        return lambda g, ans, *args: anp.multiply(g, partial(ans, *args))
+    A node keeps only what its partials read (:func:`reads_parameter`): the output if the
+    partial of a differentiated argument reads it (``exp``'s), not otherwise (``multiply``'s);
+    a unary function's argument only if its partial reads it (``tanh``'s does not). The VJP
+    needs no closure per node, and writes its product into the output's cotangent ``g``
+    when the backward pass owns ``g`` (:func:`product_into`).
+    """
+    unary = len(partials) == 1
+    readers = [argnum for argnum, partial in enumerate(partials) if reads_parameter(partial, 0)]
+    keeps_arguments = not unary or reads_parameter(partials[0], 1)
+
+    def vjp(g, owned, ans, args, kwargs, argnums):
+        if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
+            return (product_into(g, partials[0](ans, None), owned),), True
+        if len(argnums) == 1:
+            argnum = argnums[0]
+            return (cotangent_of(args[argnum], product_into(g, partials[argnum](ans, *args), owned)),), True
+        *others, last = argnums
+        products = [cotangent_of(args[i], anp.multiply(g, partials[i](ans, *args))) for i in others]
+        products.append(cotangent_of(args[last], product_into(g, partials[last](ans, *args), owned)))
+        return tuple(products), True
 
     def jvp(argnum, g, ans, args, kwargs):
         return broadcast(anp.multiply(g, partials[argnum](ans, *args)), ans)
 
-    defvjp_elementwise(fun, *map(vjp_of, partials))
+    defvjp_saved_values(fun, vjp, output_readers=readers, keeps_arguments=keeps_arguments)
     defjvp_argnum(fun, jvp)
     def_batch_safe_vjp(fun)
 
 
 def def_elementwise_of_output(fun, partial):
     """Rules of a unary elementwise function whose derivative is a function of its output
-    (``exp``: ``ans``; ``tanh``: ``1 - ans**2``): the VJP keeps the output alive, not the input."""
-    defvjp(fun, lambda ans, x: lambda g: anp.multiply(g, partial(ans)))
-    defjvp(fun, lambda g, ans, x: anp.multiply(g, partial(ans)))
-    def_batch_safe_vjp(fun)
+    (``exp``: ``ans``; ``tanh``: ``1 - ans**2``): the node keeps the output alive, not the input."""
+    def_elementwise(fun, lambda ans, x: partial(ans))
+
+
+def reads_parameter(function, position):
+    """Whether ``function`` (a rule such as ``lambda ans, x: anp.cos(x)``) reads its parameter at
+    ``position``, judged once from its code: a load of that name, or a closure over it. Anything
+    but plain Python code, and a parameter collected by ``*args``, are taken to be read."""
+    code = getattr(function, "__code__", None)
+    if code is None or position >= code.co_argcount:
+        return True
+    name = code.co_varnames[position]
+    if name in code.co_cellvars:
+        return True
+    return any(
+        instruction.opname.startswith("LOAD")
+        and (instruction.argval == name or isinstance(instruction.argval, tuple) and name in instruction.argval)
+        for instruction in dis.get_instructions(code)
+    )
+
+
+def cotangent_of(x, g):
+    """``g``, a cotangent in the output's space, as one of argument ``x``: itself when ``x`` has its
+    shape and dtype (the common case, tested first), else unbroadcast (:func:`unbroadcast`)."""
+    x_dtype = getattr(x, "dtype", None)
+    g_dtype = getattr(g, "dtype", None)
+    if g_dtype is not None and x_dtype is not None and x_dtype == g_dtype and x.shape == g.shape:
+        return g
+    return unbroadcast(g, metadata(x))
+
+
+#: array type -> whether ``x += y`` writes into ``x`` (an array of a library whose arrays are mutable)
+_mutable_types = {}
+
+
+def writes_in_place(x, y):
+    """Whether ``x += y`` and ``x *= y`` can write into ``x`` and give what ``x + y`` and ``x * y`` would:
+    ``x`` is an array of a library with mutable arrays (not a box or a scalar), and ``y`` a real Python
+    number or an array (or NumPy scalar) of ``x``'s dtype with ``x``'s shape or none. The caller must own
+    ``x`` (nobody else may see it change)."""
+    mutable = _mutable_types.get(type(x))
+    if mutable is None:
+        backend = backends.array_backend(x)
+        mutable = _mutable_types[type(x)] = backend is not None and backend.mutable_arrays
+    if not mutable or isbox(y):
+        return False
+    if type(y) in (float, int):
+        return True
+    y_dtype = getattr(y, "dtype", None)
+    return y_dtype is not None and y_dtype == x.dtype and (y.shape == x.shape or not y.shape)
+
+
+def product_into(g, factor, owned):
+    """``g * factor``, written into ``g`` when the backward pass owns ``g`` and the product keeps its
+    shape and dtype (:func:`writes_in_place`): one buffer fewer for large arrays."""
+    if owned and writes_in_place(g, factor):
+        g *= factor
+        return g
+    return anp.multiply(g, factor)
 
 
 def balanced_eq(x, z, y):
@@ -214,9 +283,8 @@ def reciprocal(y):
 
 # ---- unary elementwise ----
 
-defvjp(anp.negative, lambda ans, x: lambda g: -g)
-def_linear(anp.negative)
-def_batch_safe_vjp(anp.negative)
+def_elementwise(anp.negative, lambda ans, x: -1.0)  # not lambda g: -g: its VJP then writes into an owned g
+def_linear(anp.negative)  # JVP: negative(g), not a product
 # Squares of outputs use ``square``: the backends' ``pow(x, 2)`` is a general power, several times slower.
 def_elementwise_of_output(anp.exp, lambda ans: ans)
 def_elementwise(anp.log, lambda ans, x: reciprocal(x))

@@ -1,6 +1,8 @@
 """ArrayVSpace: zeros, ones, basis vectors and random vectors made by the value's own backend,
 on its device and in its dtype."""
 
+import math
+
 import numpy as _np
 
 from backends import array_backend, default_backend, get_backend
@@ -8,6 +10,8 @@ from backends import array_backend, default_backend, get_backend
 from ..core import VSpace
 from . import wrapper as anp
 from .boxes import SCALAR_TYPES
+from .rules import writes_in_place
+from .wrapper import _is_dtype_kind
 
 
 class ArrayVSpace(VSpace):
@@ -26,20 +30,21 @@ class ArrayVSpace(VSpace):
             backend = default_backend()
             self.dtype = backend.dtype(type(value))
             self.device = None
+            self.shape = ()
         else:
             self.dtype = value.dtype
             self.device = backend.device(value)
+            self.shape = tuple(value.shape)
         self.backend = backend
-        self.shape = anp.shape(value)
-        self.size = anp.size(value)
+        self.size = math.prod(self.shape)
 
     @property
     def iscomplex(self):
-        return bool(self.backend.isdtype(self.dtype, "complex floating"))
+        return _is_dtype_kind(self.backend, self.dtype, "complex floating")
 
     @property
     def differentiable(self):
-        return bool(self.backend.isdtype(self.dtype, ("real floating", "complex floating")))
+        return _is_dtype_kind(self.backend, self.dtype, ("real floating", "complex floating"))
 
     def zeros(self):
         return self.backend.zeros(self.shape, dtype=self.dtype, device=self.device)
@@ -57,6 +62,14 @@ class ArrayVSpace(VSpace):
 
     add = staticmethod(anp.add)
     add_needs_space = False
+
+    @staticmethod
+    def add_into(x, y):
+        """``x + y``, written into ``x`` where it keeps ``x``'s shape and dtype (:func:`writes_in_place`)."""
+        if writes_in_place(x, y):
+            x += y
+            return x
+        return anp.add(x, y)
 
     def scalar_mul(self, x, a):
         return anp.multiply(x, a)

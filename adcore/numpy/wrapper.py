@@ -12,7 +12,7 @@ from functools import wraps
 
 import numpy as _np
 
-from backends import backend_of, default_backend
+from backends import array_backend, backend_of, default_backend
 
 from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
@@ -20,13 +20,48 @@ from ..core import getval, isbox, notrace_primitive, primitive
 
 def _elementwise(name, api_name=None):
     api_name = api_name or name
+    function_for = _dispatch_cache(name, api_name)
 
     def raw(*args):
-        return getattr(backend_of(*args, op=name), api_name)(*args)
+        return function_for(args)(*args)
 
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     return raw
+
+
+def _dispatch_cache(name, api_name):
+    """``function_for(args)``: the backend function ``api_name`` for the call ``args``, cached per argument types.
+
+    The first call with some argument types asks ``backend_of`` (which raises for arrays of two
+    backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
+    NumPy's float64 scalar operators); later calls with the same types look the function up and
+    check that the backend it came from still serves them: the backend of the first array argument
+    (the registry of array types may change), or the default backend where no argument is an array
+    (it changes with ``use_backend``). Two arrays of a library with several devices are not cached
+    (``backend_of`` compares their devices on every call).
+    """
+    found = {}  # argument types -> (function, its backend, position of the first array argument or None)
+
+    def resolve(args, types):
+        arrays = [position for position, value in enumerate(args) if array_backend(value) is not None]
+        backend = backend_of(*args, op=name)
+        function = backend.function_for(api_name, types)
+        if len(arrays) < 2 or not backend.multi_device:
+            found[types] = (function, backend, arrays[0] if arrays else None)
+        return function
+
+    def function_for(args):
+        count = len(args)
+        types = (type(args[0]),) if count == 1 else (type(args[0]), type(args[1])) if count == 2 else tuple(map(type, args))
+        entry = found.get(types)
+        if entry is not None:
+            function, backend, position = entry
+            if (default_backend() if position is None else array_backend(args[position])) is backend:
+                return function
+        return resolve(args, types)
+
+    return function_for
 
 
 def _untraced_when(piecewise_constant):
@@ -877,15 +912,22 @@ def iscomplexobj(x):
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, complex)
-    key = (type(dtype), dtype)  # the type first: dtypes of two libraries are never compared
-    try:
-        return _complex_dtypes[key]
-    except KeyError:
-        iscomplex = _complex_dtypes[key] = bool(backend_of(x, op="iscomplexobj").isdtype(dtype, "complex floating"))
-        return iscomplex
+    iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
+    return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
 
 
-_complex_dtypes = {}  # (dtype type, dtype) -> whether it is complex; asked of the backend once per dtype
+#: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
+#: libraries are never compared); asked of the backend once per dtype and kind.
+_dtype_kinds = {}
+
+
+def _is_dtype_kind(backend, dtype, kind):
+    """``backend.isdtype(dtype, kind)``, cached in ``_dtype_kinds``."""
+    key = (type(dtype), dtype, kind)
+    result = _dtype_kinds.get(key)
+    if result is None:
+        result = _dtype_kinds[key] = bool(backend.isdtype(dtype, kind))
+    return result
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----

@@ -22,7 +22,7 @@ Both runs see the same program:
 Three examples run with other settings, the same under both (``SETTINGS``, with the reasons).
 
 The table gives, per example: whether it ran (autograd / adcore), whether the numbers printed
-agree (all of them, to ``--rtol``; with the largest relative difference), and adcore's time over
+agree (all of them, to ``--rtol`` or ``--atol``; with the largest relative difference), and adcore's time over
 autograd's (the script's own run, the libraries imported beforehand). The exit status is 1 if an
 example that runs under autograd fails or prints other numbers under adcore.
 """
@@ -198,13 +198,14 @@ def run_example(folder, script, mode, iterations, timeout, minimize=True):
     return Run(result.returncode == 0, NUMBER.findall(result.stdout), seconds[0] if seconds else math.nan, error)
 
 
-def compare(expected, actual, rtol):
-    """``(whether the printed numbers agree, largest relative difference)``."""
+def compare(expected, actual, rtol, atol=0.0):
+    """``(whether the printed numbers agree, largest relative difference)``: numbers within ``atol``
+    of each other (round-off around zero, such as a gradient at an optimum) agree whatever their ratio."""
     if len(expected) != len(actual):
         return False, math.inf
     largest = 0.0
     for a, b in zip(map(float, expected), map(float, actual)):
-        if math.isnan(a) and math.isnan(b) or a == b:
+        if math.isnan(a) and math.isnan(b) or abs(a - b) <= atol:
             continue
         largest = max(largest, abs(a - b) / max(abs(a), abs(b), 1e-300))
     return largest <= rtol, largest
@@ -216,6 +217,7 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=20, help="iterations of optimisers and long loops (default 20)")
     parser.add_argument("--only", default="", help="comma-separated example names (default: all)")
     parser.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance on printed numbers (default 1e-6)")
+    parser.add_argument("--atol", type=float, default=1e-9, help="absolute tolerance on printed numbers (default 1e-9)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
     parser.add_argument("--no-fake-mnist", action="store_true", help="do not write a synthetic MNIST when none is there")
     args = parser.parse_args(argv)
@@ -243,7 +245,7 @@ def main(argv=None):
             reference = run_example(folder, script, "autograd", timeout=args.timeout, **settings)
             ours = run_example(folder, script, "adcore", timeout=args.timeout, **settings)
             agree, largest = (
-                compare(reference.numbers, ours.numbers, args.rtol) if reference.ok and ours.ok else (False, math.nan)
+                compare(reference.numbers, ours.numbers, args.rtol, args.atol) if reference.ok and ours.ok else (False, math.nan)
             )
             failures += reference.ok and not (ours.ok and agree)
             rows.append((script, reference, ours, agree, largest))

@@ -26,6 +26,7 @@ def test_compare_gives_the_largest_relative_difference():
     agree, largest = autograd_examples.compare(["1.0", "4"], ["1.0", "4.4"], 1e-6)
     assert not agree and largest == pytest.approx(0.4 / 4.4)
     assert autograd_examples.compare(["1"], ["1", "2"], 1e-6) == (False, math.inf)
+    assert autograd_examples.compare(["9.1e-13"], ["4.5e-13"], 1e-6, atol=1e-9) == (True, 0.0)
 
 
 EXAMPLE = """

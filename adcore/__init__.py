@@ -15,9 +15,10 @@ from .builtins import list as list
 from .builtins import tuple as tuple
 from .builtins import type as type
 from .core import primitive as primitive
+from .core import set_debug
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
 
 __version__ = "0.1.0"
 
-__all__ = ["available", "default_backend", "get_backend", "set_backend", "use_backend", *_operators_all]
+__all__ = ["available", "default_backend", "get_backend", "set_backend", "set_debug", "use_backend", *_operators_all]

@@ -18,8 +18,8 @@ NumPy's and SciPy's own objects that adcore re-exports unchanged (``seterr``,
 
 A function in ``vjp+jvp`` or ``composed`` may still lack the derivative in an
 argument that has no closed form (``scipy.special.DERIVATIVES_NOT_IMPLEMENTED``,
-printed under the table). The table needs ``rich`` (in the ``test`` and ``bench``
-extras).
+printed under the table). The report is plain text and needs nothing beyond a base install (NumPy and
+array-api-compat).
 """
 
 import argparse
@@ -86,34 +86,34 @@ def counts(report):
     return result
 
 
+def text_table(header, rows):
+    """``rows`` under ``header`` as plain text, one line each: the first column left-aligned, the others right-aligned."""
+    rows = [list(map(str, row)) for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join([row[0].ljust(widths[0]), *(cell.rjust(w) for cell, w in zip(row[1:], widths[1:]))]) for row in rows]
+    return "\n".join([lines[0], "-" * len(lines[0]), *lines[1:]])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m adcore.coverage", description=__doc__.splitlines()[0])
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     args = parser.parse_args(argv)
-    from rich.console import Console
-    from rich.table import Table
-
     report = coverage()
-    table = Table(title="adcore: differentiable NumPy and SciPy functions per module")
-    table.add_column("module")
-    for column in ("differentiable", *GROUPS):
-        table.add_column(column, justify="right")
     tallies = counts(report)
-    for module, tally in tallies.items():
-        table.add_row(module, *(str(tally[c]) for c in ("differentiable", *GROUPS)))
-    console = Console(width=160)
-    console.print(table)
+    columns = ("differentiable", *GROUPS)
+    print("adcore: differentiable NumPy and SciPy functions per module")
+    print(text_table(["module", *columns], [[module, *(tally[c] for c in columns)] for module, tally in tallies.items()]))
     for module, groups in report.items():
         gaps = sorted(name for name, group in groups.items() if group in ("vjp only", "jvp only", "no rule"))
-        console.print(f"{module}: without both rules: {', '.join(gaps) or 'none'}")
+        print(f"{module}: without both rules: {', '.join(gaps) or 'none'}")
         declared = sorted(name for name, group in groups.items() if group == "not implemented")
         if declared:
-            console.print(f"{module}: derivative not implemented (raises when differentiated): {', '.join(declared)}")
+            print(f"{module}: derivative not implemented (raises when differentiated): {', '.join(declared)}")
     if "scipy.special" in report:
         from .scipy.special import DERIVATIVES_NOT_IMPLEMENTED
 
         partial = ", ".join(f"{name} ({', '.join(args)})" for name, args in sorted(DERIVATIVES_NOT_IMPLEMENTED.items()))
-        console.print(f"scipy.special: no derivative in (no closed form): {partial}")
+        print(f"scipy.special: no derivative in (no closed form): {partial}")
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"counts": tallies, "functions": report}, out, indent=2)

@@ -20,7 +20,7 @@ from itertools import product
 import numpy as _np
 
 from .builtins import ContainerVSpace, build_container, container
-from .core import Node, trace, vspace
+from .core import Node, rules_checked, trace, vspace
 from .numpy import ArrayVSpace
 from .operators import make_jvp, make_vjp, unary_to_nary
 
@@ -159,13 +159,21 @@ def check_grads(f, x, modes=("fwd", "rev"), order=2, seed=0):
     ``rev`` compares ``<J^T u, v>`` with ``<u, J v>`` for random ``u`` and
     ``v``. With ``order > 1`` the derivative functions are checked in turn.
     Both also check that the derivative has the dtype, backend and device of
-    its space (float32 in, float32 out). Tolerances: ``TOLERANCES``.
+    its space (float32 in, float32 out), and every rule's output its space's shape
+    and dtype as it is made (``adcore.set_debug``). Tolerances: ``TOLERANCES``.
 
     Raises
     ------
     AssertionError
         Naming the function and the mode, with both values.
+    ValueError
+        Naming the primitive and the argnum whose rule returned a value of another shape or dtype.
     """
+    with rules_checked():
+        _check_grads(f, x, modes, order, seed)
+
+
+def _check_grads(f, x, modes, order, seed):
     rng = _np.random.default_rng(seed)
     if "fwd" in modes:
         check_jvp(f, x, rng)

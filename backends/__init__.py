@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import array_api_compat
 import numpy as np
 
-from .base import Backend
+from .base import Backend, install_command
 
 __all__ = [
     "Backend",
@@ -45,8 +45,10 @@ def get_backend(name):
     ------
     ValueError
         If ``name`` is not a backend adcore knows.
-    ImportError, RuntimeError
-        If the library is not installed, or cannot run here (CuPy without a GPU).
+    ImportError
+        If the library is not installed, naming adcore's extra that installs it (``pip install "adcore[jax]"``).
+    RuntimeError
+        If the library cannot run here (CuPy without a GPU or its driver).
     """
     if isinstance(name, Backend):
         return name
@@ -56,24 +58,41 @@ def get_backend(name):
         pass
     if name not in NAMES:
         raise ValueError(f"unknown adcore backend {name!r}; the backends are {', '.join(NAMES)}")
+    try:
+        _loaded[name] = backend = _load(name)
+    except ImportError as error:
+        library, extras = LIBRARIES[name]
+        raise ImportError(
+            f"adcore's {name} backend needs {library}, which is not installed here ({error}); {install_command(*extras)}"
+        ) from error
+    return backend
+
+
+#: backend name -> (the library it needs, adcore's extras that install it)
+LIBRARIES = {
+    "cupy": ("CuPy", ("cuda12", "cuda13")),
+    "array_api_strict": ("array-api-strict", ("test",)),
+    "torch": ("PyTorch", ("torch",)),
+    "jax": ("JAX", ("jax",)),
+    "dask": ("Dask", ("dask",)),
+}
+
+
+#: backend name -> its class, in the module of ``backends`` of the same name (imported on first use)
+_CLASSES = {"cupy": "CuPyBackend", "torch": "TorchBackend", "jax": "JaxBackend", "dask": "DaskBackend"}
+
+
+def _load(name):
+    """A new backend ``name``, its library imported now."""
     if name == "numpy":
-        from .numpy import NumPyBackend as make
-    elif name == "cupy":
-        make = importlib.import_module("backends.cupy").CuPyBackend
-    elif name == "torch":
-        make = importlib.import_module("backends.torch").TorchBackend
-    elif name == "jax":
-        make = importlib.import_module("backends.jax").JaxBackend
-    elif name == "dask":
-        make = importlib.import_module("backends.dask").DaskBackend
-    else:
+        from .numpy import NumPyBackend
+
+        return NumPyBackend()
+    if name == "array_api_strict":
         from .array_api import load
 
-        def make():
-            return load(name)
-
-    _loaded[name] = backend = make()
-    return backend
+        return load(name)
+    return getattr(importlib.import_module(f"backends.{name}"), _CLASSES[name])()
 
 
 _default = contextvars.ContextVar(
@@ -176,7 +195,8 @@ def backend_of(*values, op=None):
     Raises
     ------
     ValueError
-        If the arrays come from two backends, or from two devices of one backend.
+        If the arrays come from two backends, or from two devices of one backend (NumPy arrays beside
+        Dask arrays are Dask's constants, see ``_mixed``).
     """
     found = first = None
     for value in values:
@@ -188,17 +208,28 @@ def backend_of(*values, op=None):
         if found is None:
             found, first = backend, value
         elif backend is not found:
-            raise ValueError(
-                f"{op or 'adcore'}: arrays from two backends in one call, {found.name} "
-                f"({type(first).__name__}) and {backend.name} ({type(value).__name__}); "
-                "move them to one backend first"
-            )
+            found, first = _mixed(found, first, backend, value, op)
         elif backend.multi_device and backend.device(value) != backend.device(first):
             raise ValueError(
                 f"{op or 'adcore'}: {backend.name} arrays on two devices in one call, "
                 f"{backend.device(first)} and {backend.device(value)}; move them to one device first"
             )
     return found or _default.get()
+
+
+def _mixed(found, first, backend, value, op):
+    """``(backend, first value)`` of a call with arrays of two backends: the one that takes NumPy arrays
+    beside its own as constants (``Backend.takes_numpy_arrays``: Dask wraps them lazily, on the host, as
+    ``dask_array @ numpy_array`` does), else ``ValueError``: adcore never copies between devices."""
+    if found.takes_numpy_arrays and backend.name == "numpy":
+        return found, first
+    if backend.takes_numpy_arrays and found.name == "numpy":
+        return backend, value
+    raise ValueError(
+        f"{op or 'adcore'}: arrays from two backends in one call, {found.name} "
+        f"({type(first).__name__}) and {backend.name} ({type(value).__name__}); "
+        "move them to one backend first"
+    )
 
 
 def default_backend():

@@ -24,6 +24,11 @@ ELEMENTWISE = frozenset(
 )
 
 
+def install_command(*extras):
+    """The pip command that installs adcore with ``extras`` (``pip install "adcore[scipy]"``), one per extra, joined by "or"."""
+    return " or ".join(f'pip install "adcore[{extra}]"' for extra in extras)
+
+
 class Backend:
     """One array library.
 
@@ -39,6 +44,9 @@ class Backend:
     mutable_arrays : bool
         Whether arrays of this library can be written to in place (so values saved
         for a backward pass are snapshots, see ``snapshot``).
+    takes_numpy_arrays : bool
+        Whether NumPy arrays beside this library's arrays in one call are its constants
+        (Dask wraps them lazily, on the host): such a call runs on this backend.
     """
 
     multi_device = True
@@ -47,6 +55,7 @@ class Backend:
     #: ``jax.numpy``, ``dask.array``), or None where its names mean something else (torch) or only
     #: the standard's exist (array-api-strict). Serves ``numpy_function``.
     numpy_namespace = None
+    takes_numpy_arrays = False
 
     def __init__(self, name, xp):
         self.name = name
@@ -113,8 +122,9 @@ class Backend:
     read_only_flags = False
 
     def freeze(self, x):
-        """Mark ``x`` read-only and return ``thaw()``, which restores its flags; only called when
-        ``read_only_flags`` is true."""
+        """Mark ``x`` read-only and return ``thaw()``, which restores its flags, or return None
+        (marking nothing) where the flags could not be given back (the caller then copies ``x``);
+        only called when ``read_only_flags`` is true."""
         raise NotImplementedError(f"the {self.name} backend cannot mark arrays read-only")
 
     def getitem(self, x, index):

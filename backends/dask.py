@@ -1,7 +1,9 @@
 """Dask arrays through array-api-compat: the generic backend's differences. Imported only when asked for.
 
 Everything stays lazy: tracing a function and its backward pass only add tasks to
-Dask's graph, computed when the user calls ``compute`` or ``persist``.
+Dask's graph, computed when the user calls ``compute`` or ``persist``. NumPy arrays
+beside Dask arrays in a call are constants Dask wraps, as Dask itself does; the
+derivative with respect to one is a Dask array of its shape.
 
 - Dask's namespace lacks ``take_along_axis``: applied here block by block.
 - ``broadcast_to`` gives the axes it stretches Dask's automatic chunks (Dask's own
@@ -31,6 +33,7 @@ from .base import Backend
 
 class DaskBackend(Backend):
     numpy_namespace = dask.array
+    takes_numpy_arrays = True  # as Dask does (``dask_array @ numpy_array``): a constant wrapped lazily, on the host
 
     def __init__(self):
         super().__init__("dask", array_api_compat.dask.array)

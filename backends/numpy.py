@@ -5,7 +5,7 @@ import operator
 
 import numpy
 
-from .base import Backend
+from .base import Backend, install_command
 
 
 class NumPyBackend(Backend):
@@ -47,15 +47,24 @@ class NumPyBackend(Backend):
 
     def freeze(self, x):
         """Clear the ``writeable`` flag of ``x`` and of the array owning its memory (a write through
-        that one would change ``x``); ``thaw()`` sets back those that were set. Writes through
-        another view of the same memory made before are not caught."""
+        that one would change ``x``); ``thaw()`` sets back those that were set, each once its owner is
+        no longer held read-only by another ``freeze`` (a nested trace may end before the one holding
+        the owner). Writes through another view of the same memory made before are not caught. None
+        where NumPy would refuse to set the flag back: memory a C extension handed over (a capsule as
+        base, SciPy's odepack output) or an owner made read-only by someone else. Calls of ``freeze``
+        and ``thaw`` are serialised by the caller."""
         arrays = [a for a in (x, x.base) if isinstance(a, numpy.ndarray) and a.flags.writeable]
+        if arrays and not _may_give_back(x):
+            return None
         for a in arrays:
             a.flags.writeable = False
+            _held[id(a)] = a
 
         def thaw():
             for a in reversed(arrays):
-                a.flags.writeable = True
+                del _held[id(a)]
+                _waiting.append(a)
+            _give_back_waiting()
 
         return thaw
 
@@ -64,7 +73,22 @@ class NumPyBackend(Backend):
         return out
 
     def scipy_module(self, name):
-        return importlib.import_module(f"scipy.{name}")
+        """``scipy.<name>``.
+
+        Raises
+        ------
+        ImportError
+            If SciPy is not installed, naming adcore's extra that installs it.
+        """
+        try:
+            return importlib.import_module(f"scipy.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != "scipy":
+                raise
+            raise ImportError(
+                f"scipy.{name} on the numpy backend needs SciPy, which is not installed here; {install_command('scipy')}",
+                name="scipy",
+            ) from error
 
 
 #: Array API name -> the Python operator that NumPy's float64 scalars implement with the same
@@ -90,3 +114,35 @@ def float64_scalars_by_operator(ufunc, scalar_operator):
 
     call.__name__ = ufunc.__name__
     return call
+
+
+_held = {}  # id -> array: the arrays whose flag ``freeze`` cleared and no ``thaw`` has set back
+_waiting = []  # arrays a ``thaw`` gave back whose owner is still held
+
+
+def _owner(x):
+    """The object owning ``x``'s memory: the end of its chain of bases."""
+    while isinstance(x, numpy.ndarray) and x.base is not None and not x.flags.owndata:
+        x = x.base
+    return x
+
+
+def _may_give_back(x):
+    """Whether NumPy will let ``x``'s ``writeable`` flag be set again once cleared: its owner is an
+    array whose flag is set or held by ``freeze``, or an object exposing a writable buffer."""
+    owner = _owner(x)
+    if isinstance(owner, numpy.ndarray):
+        return owner.flags.writeable or id(owner) in _held
+    try:
+        return not memoryview(owner).readonly
+    except TypeError:
+        return False
+
+
+def _give_back_waiting():
+    """Set the flag of each waiting array whose owner is no longer held (owners before their views)."""
+    held = [a for a in _waiting if id(_owner(a)) in _held]
+    for a in _waiting:
+        if id(_owner(a)) not in _held:
+            a.flags.writeable = True
+    _waiting[:] = held

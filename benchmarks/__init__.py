@@ -8,6 +8,8 @@ float32 (``mlp``); d a large elementwise gradient, time and memory
 training a digits classifier to a fixed accuracy (``digits``). Each is timed
 for adcore, the hand-written derivative and each installed peer (``peers``),
 side by side (``timing``), after every derivative is checked against the
-hand-written one (``suite``); ``report`` prints the table, draws the plot and
-writes README's results.
+hand-written one (``suite``), with the thread pools of every numerical library
+pinned alike (``threads``, one thread each unless ``--threads``); ``report``
+prints the table (fitted to the terminal), draws the plot and writes README's
+results.
 """

@@ -14,12 +14,14 @@ from time import perf_counter
 
 import numpy
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import backends
 
 from . import curvature, digits, elementwise, mlp, overhead, report
 from .peers import PEER_NAMES, load_peers
 from .suite import FULL, QUICK, Context
+from .threads import ThreadPins
 
 #: Letter -> (name, run(ctx, done) returning a list of workload results); ``done`` holds
 #: the results so far by id (workload g compares its cost per primitive with a's).
@@ -76,6 +78,13 @@ def parse_args(argv=None):
         metavar="NAMES",
         help=f"comma-separated peers to time beside adcore, if installed (default: {','.join(PEER_NAMES)}; '' for none)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="threads per numerical library's pool, the same for every contender (default: 1; 0 for the libraries' defaults)",
+    )
     parser.add_argument("--json", default="benchmark-results.json", metavar="PATH", help="where to write the figures")
     parser.add_argument("--plot", metavar="PATH", help="also draw the ratios as a PNG bar chart")
     parser.add_argument("--readme", nargs="?", const="README.md", metavar="PATH", help="also rewrite README.md's results table")
@@ -84,6 +93,8 @@ def parse_args(argv=None):
         args.only = workload_letters(args.only) if args.only else list(WORKLOADS)
     except argparse.ArgumentTypeError as error:
         parser.error(str(error))
+    if args.threads < 0:
+        parser.error(f"--threads: {args.threads} is not a number of threads (0 for the libraries' defaults)")
     args.peers = [name.strip() for name in args.peers.split(",") if name.strip()]
     unknown = sorted(set(args.peers) - set(PEER_NAMES))
     if unknown:
@@ -95,7 +106,8 @@ def parse_args(argv=None):
 
 
 def run(args, command, console):
-    """Every workload in ``args.only``; returns the results (see ``suite``) and the errors found."""
+    """Every workload in ``args.only``, with a progress bar each; returns the results (see ``suite``) and the errors found."""
+    pins = ThreadPins(args.threads or None)  # before the peers load: JAX reads its thread flags when it starts
     backend = backends.get_backend(args.backend)
     device = str(backend.device(backend.from_numpy(numpy.zeros(1))))
     peers, skipped = load_peers(backend, device, args.peers)
@@ -110,26 +122,39 @@ def run(args, command, console):
         "workloads": [],
     }
     done = {}
-    for letter in args.only:
-        name, workload = WORKLOADS[letter]
-        start = perf_counter()
-        for result in workload(ctx, done):
-            done[result["id"]] = result
-            results["workloads"].append(result)
-        console.log(f"workload {letter} ({name}): {perf_counter() - start:.1f} s")
+    columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console) as progress:
+            for letter in args.only:
+                name, workload = WORKLOADS[letter]
+                task = progress.add_task(f"{letter} {name}", total=None)
+
+                def show(text, completed, total, task=task):
+                    progress.update(task, description=text, completed=completed, total=total)
+
+                ctx.progress = show
+                pins.apply()
+                start = perf_counter()
+                for result in workload(ctx, done):
+                    done[result["id"]] = result
+                    results["workloads"].append(result)
+                progress.update(task, description=f"{letter} {name}: {perf_counter() - start:.1f} s", total=1, completed=1)
+        results["machine"]["threads"] = pins.describe()
+    finally:
+        pins.restore()
     return results, ctx.errors
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    console = Console(width=160)
+    console = Console()  # the terminal's width: the table fits 80 columns
     start = perf_counter()
     results, errors = run(args, " ".join(["python -m benchmarks", *argv]), console)
     results["total_seconds"] = perf_counter() - start
     console.print(report.results_table(results))
     if errors:
-        stderr = Console(stderr=True, width=160)
+        stderr = Console(stderr=True)
         stderr.print("[bold red]wrong or failing derivatives (no files written):[/]")
         for line in errors:
             stderr.print(f"  {line}", markup=False)

@@ -113,6 +113,7 @@ def digits_classifier(ctx):
 
     goal = TARGET_ACCURACY[ctx.settings.quick]
     adcore = ctx.adcore
+    ctx.progress("h: training with adcore to the accuracy", 0, 1)
     steps = steps_to_accuracy(
         gradients["adcore"][1], *backend_inputs, lambda p: accuracy(adcore.to_numpy(p), x_test, labels_test), goal
     )
@@ -134,13 +135,14 @@ def digits_classifier(ctx):
     for name, (peer, _) in passed.items():
         runs[name] = (peer, partial(train, gradients[name][1], *(put(peer, value, "float64") for value in inputs), steps))
     reached = {}
-    for name, (peer, run) in list(runs.items()):
+    for index, (name, (peer, run)) in enumerate(list(runs.items())):
+        ctx.progress(f"h: training with {name}", index, len(runs))
         reached[name] = accuracy(peer.to_numpy(run()), x_test, labels_test)
         if reached[name] < goal:
             ctx.errors.append(f"workload h, {name}: {steps} steps reach test accuracy {reached[name]:.4f}, not {goal}")
             del runs[name]
     timed = {name: peer.finished(run) for name, (peer, run) in runs.items()}
-    seconds = median_times(timed, ctx.synchronize, ctx.repeats("h"), warmup=0)
+    seconds = median_times(timed, ctx.synchronize, ctx.repeats("h"), warmup=0, progress=ctx.timing_progress("h"))
     figures = {name: {"seconds": s, "memory_bytes": None, "test_accuracy": reached[name]} for name, s in seconds.items()}
     result["contenders"] = add_ratios(figures)
     return result

@@ -3,10 +3,14 @@ ratios (matplotlib), and the Markdown table kept in README.md between marker com
 
 import os
 import platform
+import re
 import subprocess
 from pathlib import Path
 
+from rich import box
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from .peers import library_version
 from .suite import HAND
@@ -83,8 +87,16 @@ def _note(entry):
     return ""
 
 
-def _met(met):
-    return {True: "met", False: "not met", None: "not checked (a figure is missing)"}[met]
+def _verdict(workload):
+    """The target's verdict: met, not met, or why it was not checked (the peers the target names that were
+    not timed, with the reason: "not checked: torch not installed")."""
+    target = workload["target"]
+    if target["met"] is not None:
+        return "met" if target["met"] else "not met"
+    missing = [
+        f"{name} {reason}" for name, reason in workload["skipped"].items() if re.search(rf"\b{re.escape(name)}\b", target["goal"])
+    ]
+    return f"not checked: {'; '.join(missing) or 'a figure is missing'}"
 
 
 def rows(results):
@@ -105,7 +117,7 @@ def rows(results):
                 _ratio(entry.get("autograd")),
                 _memory(entry),
                 _note(entry),
-                f"{goal['value']}: {_met(goal['met'])}" if goal else "",
+                f"{goal['value']}: {_verdict(workload)}" if goal else "",
             )
 
 
@@ -135,32 +147,29 @@ def _describe(workload):
     return f"{workload['id']}: {workload['title']}; target: {goal}"
 
 
+def _threads(results):
+    return results["machine"].get("threads") or "thread pools not recorded"
+
+
 def results_table(results):
-    """The figures as one ``rich`` table, adcore's rows carrying the issue's target."""
+    """The figures for the terminal, fitted to its width (80 columns and up): a heading with the thread
+    pools' pinning, a ``rich`` table with one row per contender, and under it the machine, each workload's
+    title, its target and adcore's figures against it."""
     mode = "--quick" if results["quick"] else "full run"
-    table = Table(
-        title=f"adcore benchmarks ({mode}): medians of interleaved runs after warm-up",
-        caption="\n".join(
-            [_machine_line(results)]
-            + [_describe(workload) for workload in results["workloads"]]
-            + [f"not timed: {text}" for text in _skips(results)]
-        ),
-        caption_justify="left",
-    )
-    for column, justify in (
-        ("workload", "left"),
-        ("contender", "left"),
-        ("time", "right"),
-        ("x hand", "right"),
-        ("x autograd", "right"),
-        ("memory", "right"),
-        ("note", "left"),
-        ("adcore vs target", "left"),
-    ):
-        table.add_column(column, justify=justify)
-    for row in rows(results):
-        table.add_row(*row)
-    return table
+    lines = [_machine_line(results)]
+    for workload in results["workloads"]:
+        target = workload["target"]
+        lines.append(_describe(workload) + (f"; adcore: {target['value']}: {_verdict(workload)}" if target else ""))
+    table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
+    columns = ("", "contender", "time", "×hand", "×autograd", "peak MiB")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("", "contender") else "right", no_wrap=True)
+    table.add_column("note")  # wraps in a terminal narrower than 80 columns
+    for workload, contender, time, hand, autograd, memory, note, _ in rows(results):
+        table.add_row(workload, contender, time, hand, autograd, memory.removesuffix(" MiB"), note)
+    heading = f"adcore benchmarks ({mode}), {_threads(results)}: medians of interleaved runs after warm-up"
+    notes = lines + [f"not timed: {text}" for text in _skips(results)]
+    return Group(Text(heading, style="bold"), table, *map(Text, notes))
 
 
 def plot(results, path):
@@ -204,7 +213,7 @@ def plot(results, path):
 def markdown(results):
     """The figures as a Markdown table, with the machine, the command and the date."""
     lines = [
-        f"Measured with `{results['command']}` on {results['date']}: {_machine_line(results)}. "
+        f"Measured with `{results['command']}` on {results['date']}: {_machine_line(results)}; {_threads(results)}. "
         f"Medians of interleaved runs; the whole run took {results['total_seconds']:.0f} s.",
         "",
         "| workload | contender | time | × hand-written | × autograd | peak memory | note | adcore vs target |",

@@ -58,6 +58,8 @@ class Context:
     settings : Settings
     errors : list of str
         One line per wrong or failing contender; a run with any exits with status 1.
+    progress : callable
+        ``progress(text, done, total)``: what the run is doing now, and how far, for a progress bar.
     """
 
     backend: object
@@ -65,6 +67,11 @@ class Context:
     skipped: dict
     settings: Settings
     errors: list = field(default_factory=list)
+    progress: object = lambda text, done, total: None
+
+    def timing_progress(self, workload_id):
+        """``median_times``'s ``progress`` for workload ``workload_id``: calls done of the total."""
+        return lambda done, total: self.progress(f"{workload_id}: timing", done, total)
 
     @property
     def adcore(self):
@@ -123,7 +130,8 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
         Contender name -> peak bytes (None where not measured), for the same contenders.
     """
     passed, peaks = {}, {}
-    for name, (peer, call) in calls.items():
+    for index, (name, (peer, call)) in enumerate(calls.items()):
+        ctx.progress(f"{workload_id}: checking {name}", index, len(calls))
         try:
             value, peak = peer.peak_memory(call) if memory else (call(), None)
             check(f"workload {workload_id}, {name}", peer.to_numpy(value), reference, dtype)
@@ -163,7 +171,8 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     passed, peaks = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
     timed = {HAND: ctx.adcore.finished(hand_written)}
     timed.update((name, peer.finished(call)) for name, (peer, call) in passed.items())
-    seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), ctx.settings.warmup if warmup is None else warmup)
+    warmup = ctx.settings.warmup if warmup is None else warmup
+    seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), warmup, ctx.timing_progress(workload_id))
     peaks[HAND] = hand_peak
     return add_ratios({name: {"seconds": s, "memory_bytes": peaks[name]} for name, s in seconds.items()})
 

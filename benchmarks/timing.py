@@ -6,7 +6,7 @@ import statistics
 from time import perf_counter
 
 
-def median_times(contenders, synchronize, repeats, warmup=2):
+def median_times(contenders, synchronize, repeats, warmup=2, progress=None):
     """The median wall time of each contender, in seconds.
 
     After ``warmup`` untimed calls of each, every repetition calls each
@@ -30,6 +30,8 @@ def median_times(contenders, synchronize, repeats, warmup=2):
         Waits for the backend's queued work (``backend.synchronize``).
     repeats, warmup : int
         Timed and untimed calls of each contender.
+    progress : callable, optional
+        ``progress(done, total)`` after each call, untimed ones included.
 
     Returns
     -------
@@ -37,9 +39,13 @@ def median_times(contenders, synchronize, repeats, warmup=2):
         Name -> median seconds, in the order of ``contenders``.
     """
     names = list(contenders)
+    total, done = (warmup + repeats) * len(names), 0
+    progress = progress or (lambda done, total: None)
     for name in names:
         for _ in range(warmup):
             contenders[name]()
+            done += 1
+            progress(done, total)
     samples = {name: [] for name in names}
     orders = random.Random(0)
     gc.collect()
@@ -53,6 +59,8 @@ def median_times(contenders, synchronize, repeats, warmup=2):
                 contenders[name]()
                 synchronize()
                 samples[name].append(perf_counter() - start)
+                done += 1
+                progress(done, total)
     finally:
         gc.unfreeze()
     return {name: statistics.median(times) for name, times in samples.items()}

@@ -1,15 +1,27 @@
 """One registry of test backends; the ``backend`` fixture runs a test on each of them.
 
-A backend that cannot run here is skipped with the reason (CuPy without a GPU).
-``array_api_strict:device1`` puts every input on a non-default strict device,
-so a hidden host copy or a value made on the default device fails on the CPU.
-What a backend that runs here cannot do is listed once, in ``KNOWN_FAILURES``:
-each entry becomes a strict xfail, so a case that starts passing is noticed.
+A backend that cannot run here (not installed, CuPy without a GPU) has its
+tests deselected, and is named once with the reason in the run's header and
+summary. ``array_api_strict:device1`` puts every input on a non-default strict
+device, so a hidden host copy or a value made on the default device fails on
+the CPU. What a backend that runs here cannot do is listed once, in
+``KNOWN_FAILURES``: each entry becomes a strict xfail, so a case that starts
+passing is noticed.
+
+Two runs: the default one (``python -m pytest``) runs every test file on every
+backend here, with a sample of the spec tables' grids (``tests/specs.py``); the
+full run (``python -m pytest --full``, in CI after the default one) adds the
+rest of the grids, the tests marked ``full`` and the ``full`` hypothesis profile.
 """
 
+import json
 import os
 import re
+import subprocess
+import time
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,44 +82,47 @@ TEST_BACKENDS = [
 
 
 #: What the strict Array API cannot express (on either of its devices).
-INTEGER_ARRAYS_WITH_INTEGERS_ONLY = "the standard allows integer-array indices together with integers only"
+INTEGER_ARRAYS_WITH_INTEGERS_ONLY = "`x[:, i]`: the standard allows integer-array indices beside integers only, not slices"
 STRICT_LIMITS = {
-    "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[list]": "the standard has no list indices",
+    "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[list]": "`x[[0, 2]]`: the standard has no list indices",
     "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy": INTEGER_ARRAYS_WITH_INTEGERS_ONLY,
     "test_backends.py::test_scatter_add_with_a_reversed_slice_and_repeats": INTEGER_ARRAYS_WITH_INTEGERS_ONLY,
-    "test_backends.py::test_raw_array_operators_defer_to_a_traced_operand": "strict arrays raise on `raw + traced` (README)",
+    "test_backends.py::test_raw_array_operators_defer_to_a_traced_operand": "`raw + traced`: strict arrays raise instead "
+    "of deferring to the traced operand",
 }
+LU = "`scipy.linalg.lu_factor`: the Array API standard has no LU factorisation"
+ODEINT = "`odeint`: scipy.integrate.odeint runs on NumPy arrays only"
 #: backend id -> {test pattern: reason}, one place per backend. A pattern matches the start of the
 #: test's name ``file::test_name[ids]`` with the backend's id left out of the ids (``*`` matches anything).
+#: Each reason starts with the gap's name in README's backend table, in backticks (tests/test_readme.py checks).
 KNOWN_FAILURES = {
     "array_api_strict": STRICT_LIMITS,
     "array_api_strict:device1": STRICT_LIMITS,
     "torch": {
-        "test_scipy_linalg.py::test_*[lu_": "torch has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "torch reads an integer beside an "
-        "integer array apart from NumPy's rule; adcore refuses such an index on torch rather than differ from the untraced value",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
+        "test_scipy_linalg.py::test_*[lu_": LU,
+        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "`x[0, :, [0, 1, 2]]`: torch reads an "
+        "integer beside an integer array apart from NumPy's rule; adcore refuses such an index on torch rather than differ from "
+        "the untraced value",
+        "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
     },
-    "jax": {
-        "test_scipy_linalg.py::test_*[lu_": "adcore's jax backend has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
-    },
+    "jax": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
     "cupy": {
-        "test_scipy_special.py::test_*[jn": "cupyx.scipy.special (CuPy 14) has no jn (adcore raises NotImplementedError)",
-        "test_scipy_special.py::test_*[iv": "cupyx.scipy.special (CuPy 14) has no iv nor ive (adcore raises NotImplementedError)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only (cupyx has no "
-        "scipy.integrate)",
+        "test_scipy_special.py::test_*[jn": "`jn`: cupyx.scipy.special (CuPy 14) has none (adcore raises NotImplementedError)",
+        "test_scipy_special.py::test_*[iv": "`iv`: cupyx.scipy.special (CuPy 14) has neither iv nor ive (adcore raises "
+        "NotImplementedError)",
+        "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
     },
     "dask": {
-        "test_linalg.py::test_*[eig_": "linalg.eig's dtype (real or complex) depends on the values, unknown to a lazy array",
-        "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "linalg.eig's dtype depends on the values (not lazy)",
-        "test_scipy_linalg.py::test_*[lu_": "Dask has no scipy.linalg.lu_factor (the standard has no LU)",
-        "test_scipy_signal_integrate.py::test_*[odeint_": "scipy.integrate.odeint runs on NumPy arrays only",
-        "test_numpy_rules.py::test_*[where_one_argument": "where(condition) has a data-dependent shape, unknown to a lazy array",
-        "test_integer_values.py::test_*[selected_by_where]": "where(condition) has a data-dependent shape (lazy: unknown)",
-        "test_numpy_rules.py::test_derivatives[getitem_mask": "a boolean mask gives a data-dependent shape, unknown to a lazy array",
-        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "Dask reads an integer array beside "
-        "integers apart from NumPy's rule; adcore refuses such an index on Dask rather than give a wrong value",
+        "test_linalg.py::test_*[eig_": "`linalg.eig`: its dtype (real or complex) depends on the values, unknown to a lazy array",
+        "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "`linalg.eig`: its dtype depends on the values",
+        "test_scipy_linalg.py::test_*[lu_": LU,
+        "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
+        "test_numpy_rules.py::test_*[where_one_argument": "`where(condition)`: a data-dependent shape, unknown to a lazy array",
+        "test_integer_values.py::test_*[selected_by_where]": "`where(condition)`: a data-dependent shape, unknown to a lazy "
+        "array",
+        "test_numpy_rules.py::test_derivatives[getitem_mask": "`x[mask]`: a data-dependent shape, unknown to a lazy array",
+        "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "`x[1, :, i]`: Dask reads an integer "
+        "array beside integers apart from NumPy's rule; adcore refuses such an index on Dask rather than give a wrong value",
     },
 }
 
@@ -125,25 +140,192 @@ def _name_without_backend(item, case):
     return f"{item.path.name}::{item.originalname}" + (f"[{ids}]" if ids else "")
 
 
-def pytest_collection_modifyitems(items):
-    """Mark the cases of ``KNOWN_FAILURES`` as strict xfails, with their backend and reason."""
+def _known_failure(item, case):
+    """Mark ``item`` a strict xfail, with its backend and reason, if ``KNOWN_FAILURES`` lists it."""
+    if case.id not in _KNOWN_FAILURES:
+        return
+    name = _name_without_backend(item, case)
+    for pattern, reason in _KNOWN_FAILURES[case.id]:
+        if pattern.match(name):
+            item.add_marker(pytest.mark.xfail(reason=f"{case.id}: {reason}", strict=True))
+            return
+
+
+# ---- the default run and the full run ----
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="adcore: the full run, every dtype, shape and derivative order of the spec tables on every backend, "
+        "the tests marked full, and the 'full' hypothesis profile (CI runs it after the default run)",
+    )
+    parser.addoption(
+        "--record-run",
+        action="store_true",
+        help="adcore: record this run's figures (time, counts, backends, machine) as the last measured default or "
+        "full run, in tests/last_runs.json and README.md (tests/test_readme.py checks that README quotes them)",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "full(*backends): only in the full run (--full); with names, only on those backends")
+    config.addinivalue_line("markers", "grid(line, shape, dtype): a spec-table case's place in its grid (tests/specs.py)")
+    if config.getoption("--full"):
+        os.environ.setdefault("HYPOTHESIS_PROFILE", "full")
+
+
+@pytest.fixture
+def full_run(request):
+    """Whether this is the full run (``--full``)."""
+    return request.config.getoption("--full")
+
+
+def in_default_run(item, case):
+    """Whether the default run keeps ``item`` (on backend ``case``, or None).
+
+    Not a test marked ``full`` (for ``case``'s backend, where the mark names
+    backends). A spec-table case (``grid`` mark) is kept at one shape and one
+    dtype per line and backend: with ``r`` the line's index plus the backend's
+    in ``TEST_BACKENDS``, shape ``r mod shapes`` and dtype ``r mod dtypes`` (on
+    numpy the first dtype), so that the backends together cover the shapes and
+    dtypes, and every line runs on every backend.
+    """
+    full = item.get_closest_marker("full")
+    if full is not None and (not full.args or (case is not None and case.name in full.args)):
+        return False
+    grid = item.get_closest_marker("grid")
+    if grid is None or case is None:
+        return True
+    r = grid.kwargs["line"] + TEST_BACKENDS.index(case)
+    (shape, shapes), (dtype, dtypes) = grid.kwargs["shape"], grid.kwargs["dtype"]
+    return shape == r % shapes and dtype == (0 if case.name == "numpy" else r % dtypes)
+
+
+@cache
+def unavailable():
+    """``{backend name: why it cannot run here}`` for the backends of ``TEST_BACKENDS`` that cannot."""
+    reasons = {case.name: backends.unavailable_reason(case.name) for case in TEST_BACKENDS}
+    return {name: reason for name, reason in reasons.items() if reason}
+
+
+def _backend_case(item):
+    case = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
+    return case if isinstance(case, BackendCase) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the tests of backends that cannot run here, and outside ``--full`` those the default run leaves
+    out (``in_default_run``) unless named by their id; mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
+    full = config.getoption("--full")
+    named = {arg for arg in config.args if "[" in arg}  # cases asked for by their id run in any case
+    kept, deselected = [], []
     for item in items:
-        case = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
-        if not isinstance(case, BackendCase) or case.id not in _KNOWN_FAILURES:
+        case = _backend_case(item)
+        if (case is not None and case.name in unavailable()) or not (full or item.nodeid in named or in_default_run(item, case)):
+            deselected.append(item)
             continue
-        name = _name_without_backend(item, case)
-        for pattern, reason in _KNOWN_FAILURES[case.id]:
-            if pattern.match(name):
-                item.add_marker(pytest.mark.xfail(reason=f"{case.id}: {reason}", strict=True))
-                break
+        if case is not None:
+            _known_failure(item, case)
+        kept.append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
 
 
-def _param(case):
-    reason = backends.unavailable_reason(case.name)
-    marks = [pytest.mark.skip(reason=f"{case.name} cannot run here: {reason}")] if reason else []
-    return pytest.param(case, id=case.id, marks=marks)
+def _run_lines(config):
+    here = ", ".join(case.id for case in TEST_BACKENDS if case.name not in unavailable())
+    run = "full run" if config.getoption("--full") else "default run (a sample of the spec grids; --full for all of them)"
+    return [f"adcore: {run} on {here}"] + [
+        f"adcore: backend {name} cannot run here, its tests deselected: {reason}" for name, reason in unavailable().items()
+    ]
 
 
-@pytest.fixture(params=[_param(b) for b in TEST_BACKENDS])
+RUNS = Path(__file__).with_name("last_runs.json")
+README = Path(__file__).parents[1] / "README.md"
+README_RUNS = ("<!-- test-runs:start -->", "<!-- test-runs:end -->")
+_STARTED = {}
+
+
+def runs_text(runs):
+    """README's lines for the recorded runs (``RUNS``): ``{"default": record, "full": record}``."""
+    lines = []
+    for kind in ("default", "full"):
+        if kind not in runs:
+            lines.append(f"- {kind} run: not measured yet")
+            continue
+        run = runs[kind]
+        cpu = f", {run['cpu_seconds'] / 60:.1f} min of CPU time" if run.get("cpu_seconds") else ""
+        lines.append(
+            f"- {kind} run, `{run['command']}`: {run['seconds'] / 60:.1f} min{cpu} on {run['cpus']} cores (load average "
+            f"{run['load_average_at_start']} at start); {run['passed']:,} passed, {run['skipped']:,} skipped, "
+            f"{run['xfailed']:,} xfailed, {run['failed'] + run['error']:,} failed, on {', '.join(run['backends'])} "
+            f"({run['date']}, commit {run['commit']})"
+        )
+    return "\n".join(lines)
+
+
+def pytest_sessionstart(session):
+    _STARTED.update(seconds=time.perf_counter(), load=os.getloadavg()[0], date=time.strftime("%Y-%m-%d", time.gmtime()))
+
+
+def _cpu_seconds(*whose):
+    """The user and system CPU time of this process (``"self"``) and of its waited-for subprocesses (``"children"``)."""
+    import resource  # Unix only, as is this record's CPU time
+
+    usages = [resource.getrusage({"self": resource.RUSAGE_SELF, "children": resource.RUSAGE_CHILDREN}[who]) for who in whose]
+    return sum(usage.ru_utime + usage.ru_stime for usage in usages)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_testnodedown(node, error):
+    """xdist: add a worker's CPU time (its tests' subprocesses too), sent by its ``pytest_sessionfinish``."""
+    _STARTED["workers_cpu_seconds"] = _STARTED.get("workers_cpu_seconds", 0.0) + node.workeroutput.get("cpu_seconds", 0.0)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With ``--record-run``: this run's figures become ``RUNS``' ``"default"`` or ``"full"`` entry, and README
+    quotes them. Written by the main process; each xdist worker sends it its CPU time (``pytest_testnodedown``)."""
+    config = session.config
+    if not config.getoption("--record-run"):
+        return
+    if hasattr(config, "workerinput"):
+        config.workeroutput["cpu_seconds"] = _cpu_seconds("self", "children")
+        return
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False).stdout
+    if "workers_cpu_seconds" in _STARTED:
+        cpu_seconds = _cpu_seconds("self") + _STARTED["workers_cpu_seconds"]
+    else:
+        cpu_seconds = _cpu_seconds("self", "children")
+    runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
+    runs["full" if config.getoption("--full") else "default"] = {
+        "command": " ".join(["python -m pytest", *(arg for arg in config.invocation_params.args if arg != "--record-run")]),
+        "date": _STARTED["date"],
+        "commit": commit.strip() or None,
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "load_average_at_start": round(_STARTED["load"], 1),
+        "seconds": round(time.perf_counter() - _STARTED["seconds"]),
+        "cpu_seconds": round(cpu_seconds),
+        "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
+        **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
+    }
+    RUNS.write_text(json.dumps(runs, indent=2) + "\n")
+    text = README.read_text()
+    start, end = text.index(README_RUNS[0]) + len(README_RUNS[0]), text.index(README_RUNS[1])
+    README.write_text(text[:start] + "\n" + runs_text(runs) + "\n" + text[end:])
+
+
+def pytest_report_header(config):
+    return _run_lines(config)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    for line in _run_lines(config):
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture(params=[pytest.param(b, id=b.id) for b in TEST_BACKENDS])
 def backend(request):
     return request.param

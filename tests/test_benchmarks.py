@@ -15,6 +15,7 @@ import pytest
 import adcore
 from benchmarks import curvature, digits, elementwise, mlp, overhead, peers, readme, report
 from benchmarks.__main__ import main, parse_args
+from benchmarks.threads import ThreadPins
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,14 +133,17 @@ def small(monkeypatch):
     monkeypatch.setattr(elementwise, "SIZE", {True: 1000, False: 1000})
 
 
-def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys):
+@pytest.mark.full  # every workload, plotted and written to README (the default run keeps the shorter runs of main below)
+def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     paths = {name: tmp_path / name for name in ("r.json", "r.png", "README.md")}
     paths["README.md"].write_text(f"# title\n{report.README_START}\nold\n{report.README_END}\ntail\n")
     argv = ["--quick", "--only", "a,recurrence", "--only", "d", "--peers", "autograd", "--json", str(paths["r.json"])]
     assert main(argv + ["--plot", str(paths["r.png"]), "--readme", str(paths["README.md"])]) == 0
     results = json.loads(paths["r.json"].read_text())
     assert {"command", "date", "quick", "machine", "peers", "skipped_peers", "workloads", "total_seconds"} == results.keys()
-    assert {"platform", "cpu_count", "versions", "backend", "device"} <= results["machine"].keys()
+    assert {"platform", "cpu_count", "versions", "backend", "device", "threads"} <= results["machine"].keys()
+    assert results["machine"]["threads"].startswith("1 thread per pool (openblas")
     assert [w["id"] for w in results["workloads"]] == ["a", "d", "g"]
     for workload in results["workloads"]:
         assert WORKLOAD_KEYS <= workload.keys()
@@ -158,7 +162,10 @@ def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys):
     text = paths["README.md"].read_text()
     assert text.startswith(f"# title\n{report.README_START}\nMeasured with `python -m benchmarks --quick")
     assert "| a | adcore |" in text and "old" not in text and text.endswith(f"{report.README_END}\ntail\n")
-    assert "adcore vs target" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) <= 80, "the table fits an 80-column terminal"
+    assert "1 thread per pool (openblas" in out and "a scalar-chain: " in out and "d elementwise: " in out  # header, progress
+    assert "0x torch" not in out and "not checked: torch not asked for (--peers)" in " ".join(out.split())
     paths["README.md"].write_text(f"{report.README_START}\n{report.README_END}\n")
     assert readme.main([str(paths["r.json"]), str(paths["README.md"])]) == 0
     assert "| a | adcore |" in paths["README.md"].read_text()
@@ -199,6 +206,24 @@ def test_missing_peer_is_reported(small, monkeypatch, tmp_path, capsys):
     assert "autograd: not installed" in capsys.readouterr().out
 
 
+def test_threads_are_pinned_for_every_library_and_restored():
+    torch = pytest.importorskip("torch")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    before = ({pool["prefix"]: pool["num_threads"] for pool in threadpoolctl.threadpool_info()}, torch.get_num_threads())
+    pins = ThreadPins(1)
+    pins.apply()
+    try:
+        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info()} == {1} and torch.get_num_threads() == 1
+        assert pins.describe().startswith("1 thread per pool (") and "torch" in pins.describe()
+    finally:
+        pins.restore()
+    assert ({pool["prefix"]: pool["num_threads"] for pool in threadpoolctl.threadpool_info()}, torch.get_num_threads()) == before
+    assert ThreadPins(None).describe() == "thread pools at the libraries' defaults (--threads 0)"
+    assert parse_args(["--threads", "3"]).threads == 3
+    with pytest.raises(SystemExit):
+        parse_args(["--threads", "-1"])
+
+
 def test_peers_outside_numpy_backend():
     _, skipped = peers.load_peers(adcore.get_backend("array_api_strict"), "cpu", wanted=("autograd",))
     assert skipped["autograd"].startswith("NumPy only")
@@ -221,6 +246,7 @@ def test_readme_without_markers_is_an_error(tmp_path):
         report.update_readme({}, path)
 
 
+@pytest.mark.full  # a subprocess running workloads on strict arrays
 def test_command_line_on_array_api_strict(tmp_path):
     path = tmp_path / "r.json"
     command = [sys.executable, "-m", "benchmarks", "--quick", "--only", "e", "--peers", "", "--backend", "array_api_strict"]

@@ -113,3 +113,36 @@ def test_a_boolean_mask_is_refused_with_the_way_out():
     with pytest.raises(NotImplementedError, match=r"unknown chunk sizes.*use np\.where\(mask, x, 0\.0\)"):
         grad(lambda x: np.sum(x[x > 1.5]))(x)
     numpy.testing.assert_array_equal(grad(lambda x: np.sum(np.where(x > 1.5, x, 0.0)))(x).compute(), [0.0, 1.0, 1.0])
+
+
+def logistic_loss(w, X):
+    return np.mean(np.log1p(np.exp(-(X @ w))))
+
+
+@pytest.mark.parametrize("differentiated", ["numpy weights", "dask data"])
+def test_numpy_arrays_beside_dask_arrays_are_dask_constants(differentiated):
+    """As in Dask (``X @ w`` with ``X`` Dask and ``w`` NumPy): the value and the derivative are lazy Dask
+    arrays, computed in one pass, equal to NumPy's."""
+    rng = numpy.random.default_rng(0)
+    data, w = rng.standard_normal((40, 4)), rng.standard_normal(4)
+    X = chunked(data, (10, 4))
+    argnum, args, numpy_args = (0, (w, X), (w, data)) if differentiated == "numpy weights" else (1, (w, X), (w, data))
+    with CountComputations() as counter:
+        value, gradient = value_and_grad(logistic_loss, argnum)(*args)
+        hessian_row = grad(lambda w, X: grad(logistic_loss)(w, X)[0])(*args) if argnum == 0 else None
+    assert counter.computations == 0
+    assert isinstance(value, da.Array) and isinstance(gradient, da.Array)
+    assert gradient.shape == numpy_args[argnum].shape and gradient.dtype == numpy.float64
+    expected_value, expected_gradient = value_and_grad(logistic_loss, argnum)(*numpy_args)
+    numpy.testing.assert_allclose(value.compute(), expected_value, rtol=1e-13)
+    numpy.testing.assert_allclose(gradient.compute(), expected_gradient, rtol=1e-13)
+    if hessian_row is not None:
+        expected_row = grad(lambda w, X: grad(logistic_loss)(w, X)[0])(*numpy_args)
+        numpy.testing.assert_allclose(hessian_row.compute(), expected_row, rtol=1e-12)
+
+
+def test_numpy_arrays_beside_other_backends_are_refused():
+    torch = pytest.importorskip("torch")
+    either_order = r"(torch \(Tensor\) and numpy|numpy \(ndarray\) and torch)"  # x * box runs as box * x
+    with pytest.raises(ValueError, match=rf"multiply: arrays from two backends in one call, {either_order}"):
+        grad(lambda w: np.sum(torch.ones(3, dtype=torch.float64) * w))(numpy.ones(3))

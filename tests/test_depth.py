@@ -81,6 +81,7 @@ def _chain(n):
     return json.loads(out.stdout)
 
 
+@pytest.mark.full  # a million primitives: the default run's slowest test (test_core checks long chains)
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="samples the resident size from /proc/self/statm (Linux)")
 def test_a_million_primitives_without_recursion_and_in_linear_memory():
     """The figures are printed (``pytest -rP tests/test_depth.py`` shows them)."""

@@ -118,6 +118,26 @@ def test_read_only_constant_stays_read_only_and_nested_grads_share_constants():
     assert not fixed.flags.writeable and shared.flags.writeable
 
 
+def test_flags_are_given_back_for_memory_of_c_extensions_and_views_of_an_owner_another_trace_holds():
+    handed_over = numpy.from_dlpack(numpy.array([1.0, 2.0]))  # memory a C extension owns (a capsule): copied, not marked
+    owner = numpy.array([3.0, 4.0, 5.0, 6.0])
+    first, second = owner[:2], owner[2:]
+    seen = []
+
+    def inner(y):
+        z = np.sum(y * second)
+        seen.append((handed_over.flags.writeable, second.flags.writeable))
+        return z  # the inner trace ends while the outer one still holds second's owner
+
+    def outer(x):
+        y = np.sum(x * handed_over * first)
+        return y + np.sum(grad(inner)(x) * x)
+
+    numpy.testing.assert_array_equal(grad(outer)(numpy.ones(2)), [8.0, 14.0])
+    assert seen == [(True, False)]
+    assert all(a.flags.writeable for a in (handed_over, owner, first, second))
+
+
 def test_constants_of_backends_without_read_only_flags_are_copied_inside_grad(mutable):
     if mutable.backend.read_only_flags:
         pytest.skip("NumPy marks constants read-only instead (the tests above)")

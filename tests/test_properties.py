@@ -19,7 +19,8 @@ against the finite-difference Jacobian of the flattened output (``J^T u``, ``J v
 or raises a ``TypeError`` naming itself and the function (the operators that need a scalar or an array).
 
 Profiles: ``ci`` (the default: few examples, derandomised, the file runs in well under a minute
-on numpy and array-api-strict) and ``long`` (many examples, random)::
+on numpy and array-api-strict), ``full`` (that of the full run, ``pytest --full``: more examples,
+derandomised) and ``long`` (many examples, random)::
 
     HYPOTHESIS_PROFILE=long python -m pytest tests/test_properties.py
 """
@@ -44,6 +45,7 @@ from specs import R, Spec, inputs
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]}
 settings.register_profile("ci", max_examples=4, derandomize=True, **_COMMON)
+settings.register_profile("full", max_examples=25, derandomize=True, **_COMMON)
 settings.register_profile("long", max_examples=200, **_COMMON)
 #: applied to each test here (not loaded globally, which would change the other files' hypothesis tests)
 PROFILE = settings(settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci")))

@@ -87,7 +87,7 @@ SPECS = [
     Spec("convolve_axes_2d_same_positional", conv_axes(([1, 0], [1, 0]), mode="same", positional=True), ((4, 3), (3, 2))),
     Spec("convolve_axes_image_filters", conv_axes(([2, 3], [2, 3]), ([1], [0]), "valid"), ((2, 1, 4, 4), (1, 2, 2, 2))),
     Spec("odeint_decay", decay, ((2,), ()), (R, P), order=1, skip=NUMPY_ONLY),
-    Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY),
+    Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY, full_only=("numpy",)),
     Spec("odeint_forced_oscillator", forced_oscillator, ((2,), (2,), (3,)), (R, P, P), order=1, skip=NUMPY_ONLY),
     Spec(
         "odeint_forced_oscillator_joint", forced_oscillator, ((2,), (2,), (2,)), (R, P, P), order=1, joint=True, skip=NUMPY_ONLY

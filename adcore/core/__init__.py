@@ -26,7 +26,7 @@ from .reverse import (
     value_and_vjp,
 )
 from .tracer import Box, Node, getval, isbox, new_box, nondifferentiable, notrace_primitive, primitive, trace
-from .vspace import VSpace, accumulate, accumulate_into, dense, sparse_cotangents, vspace
+from .vspace import VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
 
 __all__ = [
     "Box",
@@ -61,7 +61,9 @@ __all__ = [
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
+    "rules_checked",
     "saved_values_vjps",
+    "set_debug",
     "snapshot_value",
     "snapshots",
     "sparse_cotangents",

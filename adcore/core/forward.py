@@ -6,9 +6,9 @@ node sums the contributions of its parents as soon as it is built, so nothing
 is walked backwards. This module imports no array library.
 """
 
-from .reverse import RuleNotDefined, joined_output
-from .tracer import Node, trace
-from .vspace import VSpace, accumulate, vspace
+from .reverse import RuleNotDefined, argnums_text, joined_output
+from .tracer import Node, primitive_name, trace
+from .vspace import VSpace, accumulate, check_rule_output, checking_rules, vspace
 
 primitive_jvps = {}
 
@@ -24,6 +24,9 @@ class JVPNode(Node):
         except KeyError:
             raise RuleNotDefined("JVP", fun, parent_argnums) from None
         self.g = jvpmaker(parent_argnums, [parent.g for parent in parents], value, args, kwargs)
+        if checking_rules.get():
+            rule = f"the JVP of {primitive_name(fun)} for {argnums_text(parent_argnums)}"
+            check_rule_output(vspace(value), self.g, rule, "tangent")
 
     def initialize_root(self, g):
         self.g = g

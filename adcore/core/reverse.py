@@ -10,8 +10,8 @@ import itertools
 import threading
 from operator import attrgetter
 
-from .tracer import Node, TypeMap, gc_paused, primitive_name, trace
-from .vspace import VSpace, accumulate, accumulate_into, dense, sparse_cotangents, vspace
+from .tracer import Node, TypeMap, gc_paused, getval, primitive_name, trace
+from .vspace import VSpace, accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
 
 primitive_vjps = {}
 #: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
@@ -57,12 +57,15 @@ class VJPNode(Node):
             and not (len(args) == 2 and type(args[1 - parent_argnums[0]]) in immutable_types)  # x * 0.5: nothing to keep
         ):
             args = constants.keep(args, parent_argnums, fun)
-        if rule is None:
+        checking = checking_rules.get()
+        if rule is None or checking:
             try:
                 vjpmaker = primitive_vjps[fun]
             except KeyError:
                 raise RuleNotDefined("VJP", fun, parent_argnums) from None
             self.vjp, self.saved = vjpmaker(parent_argnums, value, args, kwargs), None
+            if checking:
+                self.vjp = checked_vjp(self.vjp, fun, parent_argnums, args)
         else:
             keeps_output = not rule.output_readers.isdisjoint(parent_argnums)
             self.vjp = rule.vjp
@@ -74,6 +77,19 @@ class VJPNode(Node):
         self.number = next(_creation_numbers)
         self.constants = constants or Constants()
         self.vjp, self.saved = lambda g: (), None
+
+
+def checked_vjp(vjp, fun, argnums, args):
+    """``vjp``, raising ``ValueError`` for a cotangent that has not its argument's shape and dtype (``set_debug``)."""
+    spaces = [vspace(args[argnum]) for argnum in argnums]
+
+    def checked(g):
+        cotangents = vjp(g)
+        for argnum, space, cotangent in zip(argnums, spaces, cotangents):
+            check_rule_output(space, cotangent, f"the VJP of {primitive_name(fun)} for argnum {argnum}", "cotangent")
+        return cotangents
+
+    return checked
 
 
 class SavedValuesVJP:
@@ -97,6 +113,11 @@ class SavedValuesVJP:
     def vjp_maker(self, argnums, ans, args, kwargs):
         """The same rule as a closure, for code that calls the VJP registry (``primitive_vjps``) itself."""
         return lambda g: tuple(map(dense, self.vjp(g, False, ans, args, kwargs, argnums)[0]))
+
+
+def argnums_text(argnums):
+    """``"argnum 1"`` for one argument, ``"argnums (0, 1)"`` for several."""
+    return f"argnum {argnums[0]}" if len(argnums) == 1 else f"argnums {tuple(argnums)}"
 
 
 def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
@@ -133,8 +154,7 @@ class Constants:
             freeze = freezers.get(type(arg), _UNSEEN)
             if freeze is _UNSEEN:
                 freeze = freezers.find(arg)
-            if freeze is not None and self.read_only:
-                self.freeze(arg, freeze, fun)
+            if freeze is not None and self.read_only and self.freeze(arg, freeze, fun):
                 continue
             snapshot = snapshots.get(type(arg), _UNSEEN)
             if snapshot is _UNSEEN:
@@ -150,10 +170,14 @@ class Constants:
         with _freeze_lock:
             entry = _frozen.get(id(value))
             if entry is None:
-                _frozen[id(value)] = [value, 1, freeze(value)]
+                thaw = freeze(value)
+                if thaw is None:
+                    return False
+                _frozen[id(value)] = [value, 1, thaw]
             else:
                 entry[1] += 1
         self.frozen.append((value, fun))
+        return True
 
     def restore(self):
         """Give back the flags of the values this trace marked (once no running trace holds them)."""
@@ -197,9 +221,7 @@ class RuleNotDefined(NotImplementedError):
     raised when a trace records the call."""
 
     def __init__(self, mode, fun, argnums):
-        argnums = argnums[0] if len(argnums) == 1 else argnums
-        which = "argnum" if isinstance(argnums, int) else "argnums"
-        super().__init__(f"{mode} of {primitive_name(fun)} wrt {which} {argnums} is not defined")
+        super().__init__(f"{mode} of {primitive_name(fun)} wrt {argnums_text(argnums)} is not defined")
         self.mode = mode
 
 
@@ -217,9 +239,10 @@ def make_vjp(fun, x):
     """
     x = snapshot_value(x)
     end_value, end_node = trace(VJPNode.new_root(), joined_output(fun), x)
+    space = vspace(x)
 
     def vjp(g):
-        return vspace(x).zeros() if end_node is None else backward_pass(g, end_node)
+        return space.zeros() if end_node is None else checked_input_cotangent(space, backward_pass(g, end_node), fun)
 
     return vjp, snapshot_value(end_value)
 
@@ -246,7 +269,7 @@ def value_and_vjp(fun, x, seed, op="grad"):
             g = seed(end_value)
             if end_node is None:
                 return end_value, vspace(x).zeros()
-            return end_value, backward_pass(g, end_node, release_saved_values=True)
+            return end_value, checked_input_cotangent(vspace(x), backward_pass(g, end_node, release_saved_values=True), fun)
         except ValueError as error:
             explained = constants.explain(error, op, fun)
             if explained is None:
@@ -254,6 +277,19 @@ def value_and_vjp(fun, x, seed, op="grad"):
             raise explained from error
         finally:
             constants.restore()
+
+
+def checked_input_cotangent(space, cotangent, fun):
+    """``cotangent``, the input's at the end of a backward pass, if it has the shape and dtype of the input's
+    ``space``; else ``ValueError``: a rule returned a cotangent of another shape or dtype (one check per pass;
+    ``set_debug`` checks each rule and names it)."""
+    problem = space.mismatch(getval(cotangent))
+    if problem is not None:
+        raise ValueError(
+            f"the derivative of {getattr(fun, '__name__', 'the function')} has {problem}, its input's: a VJP rule "
+            "returned a cotangent of the wrong shape or dtype; adcore.set_debug(True) names the rule"
+        )
+    return cotangent
 
 
 def joined_output(fun):

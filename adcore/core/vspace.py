@@ -5,7 +5,15 @@ device for arrays; the spaces of the items for containers). Subclasses
 implement the raw operations; this module imports no array library.
 """
 
+import os
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from .tracer import Box, TypeMap, getval, primitive
+
+#: Whether each rule's output is checked against its space as it is made (``set_debug``, ``ADCORE_DEBUG=1``,
+#: and always inside ``check_grads``).
+checking_rules = ContextVar("adcore_checking_rules", default=os.environ.get("ADCORE_DEBUG", "0") not in ("", "0"))
 
 
 class VSpace:
@@ -77,6 +85,11 @@ class VSpace:
     def _covector(self, x):
         return x
 
+    def mismatch(self, value):
+        """None if ``value`` (a rule's tangent or cotangent) fits this space, else how it differs
+        (``"shape (3,) instead of (2, 3)"``); spaces that check nothing (the default) give None."""
+        return None
+
     def __eq__(self, other):
         return type(self) is type(other) and self.__dict__ == other.__dict__
 
@@ -127,3 +140,33 @@ def _adding_space(value):
     value = getval(value)
     space = VSpace.mappings.of(value)
     return space(value) if getattr(space, "add_needs_space", True) else space
+
+
+def set_debug(on=True):
+    """Check every rule's output as it is made (in this thread and context): a VJP's cotangent must have
+    its argument's shape and dtype, a JVP's tangent its output's, else ``ValueError`` names the primitive
+    and the argnum. ``ADCORE_DEBUG=1`` turns it on for the process; ``check_grads`` always checks.
+
+    Off by default: checking about doubles the time per primitive (a vector space per argument at trace
+    time and a comparison per rule; measured on a scalar chain, NumPy), while off costs one context
+    variable read per recorded call (about 20 ns of the 6 us a primitive takes). Without it, a backward
+    pass still checks the input's cotangent once, at its end.
+    """
+    checking_rules.set(bool(on))
+
+
+@contextmanager
+def rules_checked():
+    """Check every rule's output inside the block (see ``set_debug``)."""
+    token = checking_rules.set(True)
+    try:
+        yield
+    finally:
+        checking_rules.reset(token)
+
+
+def check_rule_output(space, value, rule, what):
+    """Raise ``ValueError`` if ``value``, the ``what`` (tangent or cotangent) returned by ``rule``, does not fit ``space``."""
+    problem = space.mismatch(getval(value))
+    if problem is not None:
+        raise ValueError(f"{rule} returned a {what} of {problem} (adcore.set_debug checks rules)")

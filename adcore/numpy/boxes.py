@@ -100,6 +100,14 @@ class ArrayBox(Box):
             "build an object array); call adcore.numpy functions (np.array, np.stack, ...) instead of numpy's"
         )
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch's protocol for other array types: ``raw_tensor + x`` (a tensor method) defers to this
+        array's reflected operator; any other torch function (``torch.sin(x)``) raises, naming adcore's."""
+        if func.__qualname__.startswith(("TensorBase.", "Tensor.")):
+            return NotImplemented
+        raise TypeError(foreign_function_message("torch", func.__name__))
+
     __neg__ = anp.negative
     __pos__ = lambda self: self  # noqa: E731
     __abs__ = anp.abs
@@ -260,3 +268,12 @@ def _backend_method(name, flag):
 
 snapshots.resolvers.append(_backend_method("snapshot", "mutable_arrays"))
 freezers.resolvers.append(_backend_method("freeze", "read_only_flags"))
+
+
+def foreign_function_message(library, name):
+    """The error for ``library``'s function ``name`` called on a traced array: what to call instead."""
+    return (
+        f"{library}.{name}: called on an array adcore is differentiating, which {library}'s functions cannot trace; "
+        f"call adcore.numpy's counterpart (import adcore.numpy as np; np.{name}(x)) or that of the array's Array API "
+        "namespace (xp = array_api_compat.array_namespace(x)) instead"
+    )

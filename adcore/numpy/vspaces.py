@@ -94,6 +94,17 @@ class ArrayVSpace(VSpace):
             and (self.device is None or other.device is None or self.device == other.device)
         )
 
+    def mismatch(self, value):
+        """How ``value`` differs from this space in shape or dtype, or None. Python scalars are weakly typed:
+        one fits any 0-d space, and the space of one (no device) takes any dtype."""
+        shape = anp.shape(value)
+        if shape != self.shape:
+            return f"shape {shape} instead of {self.shape}"
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and self.device is not None and dtype != self.dtype:
+            return f"dtype {dtype} instead of {self.dtype}"
+        return None
+
 
 for _type in (int, bool, *SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_):
     ArrayVSpace.register(_type)

@@ -96,7 +96,7 @@ def odeint(
         For ``full_output`` (its diagnostics are not differentiable: call
         ``scipy.integrate.odeint`` for them), and for arrays of a backend other than NumPy.
     TypeError
-        If ``args`` holds something other than arrays and numbers, or ``func`` depends on a
+        If ``args`` is not a tuple, holds something other than arrays and numbers, or ``func`` depends on a
         traced value that does not come through ``args``.
 
     Examples
@@ -119,8 +119,10 @@ def odeint(
             "odeint: full_output is not supported (the solver diagnostics are not differentiable); "
             "call scipy.integrate.odeint for them"
         )
+    if not isinstance(args, tuple):
+        raise TypeError(f"odeint: args must be a tuple of func's extra arguments (args=(k,) for one), not {type(args).__name__}")
     try:
-        flat_args, unflatten = flatten(tuple(args))
+        flat_args, unflatten = flatten(args)
     except TypeError as error:
         raise TypeError(f"odeint: args must hold arrays and numbers, which are differentiated ({error})") from None
 

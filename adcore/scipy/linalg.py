@@ -168,6 +168,14 @@ def _holomorphic_trans(a, trans, op):
 
 
 def _missing(name, backend):
+    """The error for ``name`` on ``backend``: the ImportError naming adcore's extra to install where the backend's
+    library is only missing (SciPy on numpy), else NotImplementedError."""
+    try:
+        backend.scipy_module("linalg")
+    except ImportError as error:
+        return error
+    except NotImplementedError:
+        pass
     return NotImplementedError(
         f"scipy.linalg.{name}: the {backend.name} backend has no scipy.linalg.{name} and the Array API standard "
         "has no function to build it from; use NumPy (SciPy) or CuPy arrays"

@@ -23,7 +23,9 @@ Array API standard defines no special function, so on other backends
 ``expit``, ``log_expit``, ``logit``, ``xlogy``, ``xlog1py``, ``rel_entr`` and the
 compositions ``kl_div``, ``entr``, ``logsumexp``, ``softmax``, ``log_softmax`` --
 are computed from those operations, and every other function raises
-``NotImplementedError`` naming the backend and the function. adcore never copies
+``NotImplementedError`` naming the backend and the function. Without SciPy (a base
+install) the numpy backend computes the same few from the standard's operations and
+the others raise ``ImportError`` naming the extra (``pip install "adcore[scipy]"``). adcore never copies
 to the host to call SciPy behind the user's back (on a non-default device that
 would be a hidden transfer): convert the arrays to NumPy explicitly instead.
 
@@ -158,12 +160,19 @@ def _raw(name, standard=None):
     ------
     NotImplementedError
         Naming the function and the backend, if the backend has neither.
+    ImportError
+        Naming adcore's extra to install, if the backend's library is missing (SciPy on numpy) and there is no ``standard``.
     """
 
     def raw(*args):
         backend = backend_of(*args, op=f"scipy.special.{name}")
         dtype = floating_dtype(backend, args)
-        fun = _backend_function(backend, name)
+        try:
+            fun = _backend_function(backend, name)
+        except ImportError:  # the backend's library is missing (SciPy): built from the standard, or the error names the extra
+            if standard is None:
+                raise
+            fun = None
         if fun is not None:
             result = fun(*args)
             return result if result.dtype == dtype else backend.astype(result, dtype)

@@ -8,6 +8,13 @@
 
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
+# autograd's top-level names (explicit re-exports, kept out of __all__ so that a star import shadows no builtin)
+from .builtins import dict as dict
+from .builtins import isinstance as isinstance
+from .builtins import list as list
+from .builtins import tuple as tuple
+from .builtins import type as type
+from .core import primitive as primitive
 from .core import set_debug
 from .jit import JitError, jit
 from .operators import *  # noqa: F403

@@ -336,7 +336,7 @@ class ContainerVSpace(VSpace):
     def ones(self):
         return self._map(lambda vs: vs.ones())
 
-    def randn(self, rng):
+    def randn(self, rng=None):
         return self._map(lambda vs: vs.randn(rng))
 
     @staticmethod
@@ -443,16 +443,30 @@ def _leaves(value):
     return [value]
 
 
-def tuple(value=()):
+class _ContainerType(builtins.type):
+    """The type of ``tuple``, ``list`` and ``dict`` below: ``isinstance(x, list)`` is true of plain
+    lists too, as with autograd's, so code may test either name."""
+
+    def __instancecheck__(cls, instance):
+        return builtins.isinstance(instance, cls.__mro__[1])
+
+
+class tuple(builtins.tuple, metaclass=_ContainerType):
     """A tuple of ``value``'s items, traced if any is (``autograd.builtins.tuple``)."""
-    return container(builtins.tuple(value))
+
+    def __new__(cls, value=()):
+        return container(builtins.tuple(value))
 
 
-def list(value=()):
+class list(builtins.list, metaclass=_ContainerType):
     """A list of ``value``'s items, traced if any is (``autograd.builtins.list``)."""
-    return container(builtins.list(value))
+
+    def __new__(cls, value=()):
+        return container(builtins.list(value))
 
 
-def dict(*args, **kwargs):
+class dict(builtins.dict, metaclass=_ContainerType):
     """A dict, traced if any value is (``autograd.builtins.dict``)."""
-    return container(builtins.dict(*args, **kwargs))
+
+    def __new__(cls, *args, **kwargs):
+        return container(builtins.dict(*args, **kwargs))

@@ -42,6 +42,31 @@ from .core import (
 )
 from .numpy.rules import batch_ndim, def_batch_safe_vjp
 
+
+def register_notrace(trace_type, primitive_fun):
+    """Make ``primitive_fun`` a constant (zero derivative) for traces of ``trace_type``: ``VJPNode``
+    for reverse mode, ``JVPNode`` for forward mode (autograd's ``register_notrace``).
+
+    Unlike autograd, which leaves such a call untraced, the call is recorded with a rule that gives
+    zeros: the result is a traced value (with the same value).
+
+    Raises
+    ------
+    TypeError
+        If ``trace_type`` is neither ``VJPNode`` nor ``JVPNode``.
+    """
+    if trace_type is VJPNode:
+
+        def zero_vjp(argnums, ans, args, kwargs):
+            return lambda g: tuple(vspace(args[i]).zeros() for i in argnums)
+
+        defvjp_argnums(primitive_fun, zero_vjp)
+    elif trace_type is JVPNode:
+        defjvp_argnums(primitive_fun, lambda argnums, gs, ans, args, kwargs: vspace(ans).zeros())
+    else:
+        raise TypeError(f"register_notrace: trace_type must be VJPNode or JVPNode, got {trace_type!r}")
+
+
 __all__ = [
     "Box",
     "JVPNode",
@@ -65,5 +90,6 @@ __all__ = [
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
+    "register_notrace",
     "vspace",
 ]

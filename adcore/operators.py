@@ -16,7 +16,7 @@ with the array libraries' own autograd (torch's) off: ``recording_paused``.
 
 from functools import wraps
 
-from backends import recording_paused
+from backends import array_backend, recording_paused
 
 from . import numpy as anp
 from .builtins import build_container  # importing builtins registers tuple/list/dict boxes and joins returned containers
@@ -60,6 +60,7 @@ __all__ = [
     "make_ggnvp",
     "make_hvp",
     "make_jvp",
+    "make_jvp_reversemode",
     "make_vjp",
     "multigrad_dict",
     "tensor_jacobian_product",
@@ -106,6 +107,17 @@ def _check_differentiable(op, fun_name, argnum, x):
         )
 
 
+def _integer_array_as_float(x):
+    """``x``, or the integer array ``x`` converted to its library's default floating dtype (float64 for
+    NumPy): autograd differentiates integer arrays (``elementwise_grad(f)(np.arange(3))``), and the
+    derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``) and boolean
+    arrays are left to ``_check_differentiable``'s error, as autograd refuses them."""
+    backend = array_backend(x)
+    if backend is None or not backend.isdtype(x.dtype, "integral"):
+        return x
+    return backend.astype(x, backend.default_float(backend.device(x)))
+
+
 def unary_to_nary(unary_operator):
     """Make ``unary_operator(fun, x, ...)`` into ``operator(fun, argnum=0, ..., jit=False)(*args, **kwargs)``;
     ``jit=True`` records the operator's function once per signature and replays it (``adcore.jit``).
@@ -145,11 +157,13 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
 
     @wraps(fun)
     def nary_f(*args, **kwargs):
+        args = list(args)
         for i in argnums:
             if not -len(args) <= i < len(args):
                 raise TypeError(
                     f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
                 )
+            args[i] = _integer_array_as_float(args[i])
             _check_differentiable(op, fun_name, i, args[i])
 
         def unary_f(x):
@@ -214,7 +228,7 @@ def _output_space(op, name, ans, needs, returned="returned"):
         return vs
     if not hasattr(vs, "shape"):
         raise TypeError(_container_output_message(op, name, ans, needs, returned))
-    if needs in (SCALAR, REAL_SCALAR) and (vs.size != 1 or (needs == REAL_SCALAR and vs.iscomplex)):
+    if needs in (SCALAR, REAL_SCALAR) and (vs.size != 1 or (needs == REAL_SCALAR and vs.iscomplex) or not vs.differentiable):
         only = "real scalar-output" if needs == REAL_SCALAR else "scalar-output"
         raise TypeError(
             f"{op}: function {name} {returned} {_with_article(_describe(ans))}; {op} only applies to {only} functions. "
@@ -394,6 +408,21 @@ def make_jvp(fun, x):
 
 
 @unary_to_nary
+def make_jvp_reversemode(fun, x):
+    """``jvp(v)``: the derivative of ``fun`` at ``x`` along ``v``, as the VJP of the VJP (which is
+    linear in the cotangent, so its own VJP is the JVP): forward mode for functions whose primitives
+    have VJP rules only (autograd's ``make_jvp_reversemode``; J. Townsend, "A new trick for
+    calculating Jacobian vector products", 2017). Returns the tangent only, as autograd's does.
+
+    >>> float(make_jvp_reversemode(lambda x: x ** 3)(2.0)(1.0))
+    12.0
+    """
+    vjp, ans = _make_vjp(fun, x)
+    jvp, _ = _make_vjp(vjp, vspace(ans).zeros())
+    return jvp
+
+
+@unary_to_nary
 def grad(fun, x):
     """The gradient of a real scalar-valued ``fun`` with respect to argument ``argnum``.
 
@@ -405,7 +434,8 @@ def grad(fun, x):
     TypeError
         If ``fun`` returns a non-scalar or complex value (use ``jacobian`` or
         ``elementwise_grad``) or a container (a tuple, list or dict, even of one
-        scalar: a trailing comma), or the argument is not a float or complex value.
+        scalar: a trailing comma), or an integer or boolean one (``np.allclose(...)``,
+        whose derivative is undefined), or the argument is not a float or complex value.
 
     >>> float(grad(lambda x: x * x)(3.0))
     6.0

@@ -15,6 +15,8 @@ float32       2e-3    2e-3
 A rule wrong by 0.1% fails in float64 (``tests/test_test_util.py`` checks it).
 """
 
+from itertools import product
+
 import numpy as _np
 
 from .builtins import ContainerVSpace, build_container, container
@@ -193,3 +195,17 @@ def _check_grads(f, x, modes, order, seed):
 
             vjp_of.__name__ = f"vjp_of_{getattr(f, '__name__', 'f')}"
             check_grads(vjp_of, (0, 1), modes, order - 1, seed + 1)(x, u)
+
+
+def combo_check(fun, *args, **kwargs):
+    """``check_grads(fun, *args, **kwargs)`` at every combination of the values offered (autograd's):
+    ``combo_check(f, [0, 1])([x1, x2], [y1], axis=[0, None])`` checks ``f`` in arguments 0 and 1
+    at ``(x1, y1, axis=0)``, ``(x1, y1, axis=None)``, ``(x2, y1, axis=0)`` and ``(x2, y1, axis=None)``."""
+
+    def _combo_check(*arg_choices, **kwarg_choices):
+        keyword_choices = [[(key, value) for value in values] for key, values in kwarg_choices.items()]
+        for call_args in product(*arg_choices):
+            for call_kwargs in product(*keyword_choices):
+                check_grads(fun, *args, **kwargs)(*call_args, **dict(call_kwargs))
+
+    return _combo_check

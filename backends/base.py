@@ -97,6 +97,10 @@ class Backend:
             return spec
         return getattr(self.xp, name)
 
+    def default_float(self, device=None):
+        """The library's default real floating dtype on ``device`` (what an integer array times 1.0 becomes)."""
+        return self.xp.__array_namespace_info__().default_dtypes(device=device)["real floating"]
+
     def to_numpy(self, x):
         """An explicit copy of ``x`` on the host, as a NumPy array."""
         return numpy.asarray(array_api_compat.to_device(x, "cpu"))

@@ -25,6 +25,17 @@ def case(subscripts, *shapes, **options):
     return Spec(f"{subscripts}{''.join(map(str, shapes))}", fun, shapes, **options)
 
 
+def sublist_case(name, sublists, output, *shapes):
+    """NumPy's sublist form: ``einsum(a, sublists[0], b, sublists[1], ..., output)``."""
+
+    def fun(*operands):
+        args = [item for pair in zip(operands, sublists) for item in pair]
+        return np.einsum(*args, *([] if output is None else [output]))
+
+    fun.__name__ = f"einsum_sublists_{name}"
+    return Spec(f"sublists-{name}", fun, shapes)
+
+
 CASES = [
     case("ij,jk->ik", (2, 3), (3, 4)),  # matrix product
     case("...ij,...jk->...ik", (5, 2, 3), (5, 3, 4)),  # batched matmul
@@ -56,6 +67,15 @@ CASES = [
 ]
 
 test_derivatives, test_value_matches_numpy = spec_tests(CASES)
+
+SUBLIST_CASES = [
+    sublist_case("matmul", [[0, 1], [1, 2]], [0, 2], (2, 3), (3, 4)),
+    sublist_case("ellipsis", [(Ellipsis, 0, 1), (Ellipsis, 1, 2)], (Ellipsis, 0, 2), (2, 2, 3), (1, 3, 4)),
+    sublist_case("implicit-trace", [(0, 0)], None, (3, 3)),
+    sublist_case("three", [(0, 1, 2), (3, 1, 0), (3, 3, 0)], (3, 2, 0), (3, 4, 4), (4, 4, 3), (4, 4, 3)),
+]
+
+test_sublist_derivatives, test_sublist_value_matches_numpy = spec_tests(SUBLIST_CASES)
 
 
 @pytest.mark.parametrize("spec, dtype", [pytest.param(s, d, id=f"{s.name}-{d}") for s in CASES for d in s.dtypes])
@@ -147,6 +167,23 @@ def test_errors_name_the_problem(subscripts, shapes, message):
         np.einsum(subscripts, *[numpy.ones(shape) for shape in shapes])
 
 
-def test_sublist_form_is_refused():
-    with pytest.raises(TypeError, match="sublist form"):
-        np.einsum(numpy.ones((2, 2)), [0, 1])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ((2, 3), [0, 1], (3, 4), [1, 2], [0, 2]),
+        ((2, 3), [0, 1], (3, 4), [1, 2]),
+        ((2, 2, 3), [Ellipsis, 0, 1], (3, 2), [1, 0]),
+        ((3, 3), [0, 0]),
+    ],
+    ids=["explicit", "implicit", "ellipsis", "trace"],
+)
+def test_sublist_form_is_numpys(args):
+    rng = numpy.random.default_rng(0)
+    args = [rng.standard_normal(a) if isinstance(a, tuple) else a for a in args]
+    numpy.testing.assert_allclose(np.einsum(*args), numpy.einsum(*args), rtol=1e-12)
+
+
+@pytest.mark.parametrize("label", [52, -1, "i", 1.0])
+def test_sublist_labels_are_checked(label):
+    with pytest.raises(TypeError, match="a sublist holds integers from 0 to 51 and Ellipsis"):
+        np.einsum(numpy.ones((2, 2)), [0, label])

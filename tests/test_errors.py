@@ -19,7 +19,7 @@ def test_grad_of_complex_output():
 
 @pytest.mark.parametrize(
     "value, named",
-    [(3, "int"), (numpy.arange(3), "int64"), (numpy.array([True]), "bool"), ("abc", "str"), (None, "NoneType"), ([1, 2], "int")],
+    [(3, "int"), (numpy.int64(3), "int64"), (numpy.array([True]), "bool"), ("abc", "str"), (None, "NoneType"), ([1, 2], "int")],
 )
 def test_differentiating_a_non_float_argument(value, named):
     with pytest.raises(TypeError, match=rf"grad: argument 0 of <lambda> .*{named}"):

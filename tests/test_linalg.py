@@ -33,6 +33,11 @@ def spd(x):
     return np.matmul(x, np.matrix_transpose(x)) + float(x.shape[-1]) * np.eye_like(x)
 
 
+def hpd(x):
+    """A Hermitian positive-definite matrix (stack) from any complex square ``x``."""
+    return np.matmul(x, np.conj(np.matrix_transpose(x))) + float(x.shape[-1]) * np.eye_like(x)
+
+
 def shifted(x):
     """A well-conditioned square matrix (stack) from ``x`` with entries in ``U``."""
     return x + float(x.shape[-1]) * np.eye_like(x)
@@ -50,6 +55,27 @@ def spec(name, fun, *shapes, domains=(R, R), **options):
 def eigh_matrix_function(x, uplo="L"):
     w, v = np.linalg.eigh(x, UPLO=uplo)
     return v @ (np.sin(w)[..., None] * np.matrix_transpose(v))
+
+
+def eigh_matrix_function_complex(x, uplo="L"):
+    """``v f(w) v^H``: does not depend on the phases of the eigenvectors."""
+    w, v = np.linalg.eigh(x, UPLO=uplo)
+    return v @ (np.sin(w)[..., None] * np.conj(np.matrix_transpose(v)))
+
+
+def svd_thin_complex(x):
+    """Phase-invariant functions of the thin factors: the moduli and the reconstruction."""
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return flat(np.abs(u), s, np.abs(vh), (u * s[..., None, :]) @ vh)
+
+
+def svd_full_complex(x):
+    """As ``svd_full``, with moduli and conjugate transposes."""
+    u, s, vh = np.linalg.svd(x)
+    k = min(x.shape[-2:])
+    u_k, u_perp, vh_k, vh_perp = u[..., :, :k], u[..., :, k:], vh[..., :k, :], vh[..., k:, :]
+    ct = lambda a: np.conj(np.matrix_transpose(a))  # noqa: E731
+    return flat(np.abs(u_k), np.abs(vh_k), s, u_perp @ ct(u_perp), ct(vh_perp) @ vh_perp, (u_k * s[..., None, :]) @ vh_k)
 
 
 def svd_thin(x):
@@ -146,6 +172,17 @@ SPECS = [
     spec("svd_full_tall", svd_full, (4, 2)),
     spec("svd_full_wide", svd_full, (2, 2, 4)),
     spec("svd_values", lambda x: np.linalg.svd(x, compute_uv=False), (2, 3, 4)),
+    # the Hermitian factorizations of complex input (autograd's complex convention)
+    spec("cholesky_complex", lambda x: np.linalg.cholesky(hpd(x)), (3, 3), dtypes=COMPLEX),
+    spec("cholesky_complex_stack_upper", lambda x: np.linalg.cholesky(hpd(x), upper=True), (2, 3, 3), dtypes=COMPLEX),
+    spec("eigh_complex_matrix_function", lambda x: eigh_matrix_function_complex(hpd(x)), (3, 3), dtypes=COMPLEX),
+    spec("eigh_complex_upper_abs", lambda x: flat(*(np.abs(f) for f in np.linalg.eigh(x, "U"))), (2, 3, 3), dtypes=COMPLEX),
+    spec("eigvalsh_complex", np.linalg.eigvalsh, (2, 3, 3), dtypes=COMPLEX),
+    spec("svd_complex_tall", svd_thin_complex, (4, 3), dtypes=COMPLEX),
+    spec("svd_complex_wide_stack", svd_thin_complex, (2, 2, 4), dtypes=COMPLEX),
+    spec("svd_complex_full_tall", svd_full_complex, (4, 2), dtypes=COMPLEX),
+    spec("svd_complex_full_wide", svd_full_complex, (2, 4), dtypes=COMPLEX),
+    spec("svd_complex_values", lambda x: np.linalg.svd(x, compute_uv=False), (2, 3, 4), dtypes=COMPLEX),
     spec("qr_tall", lambda x: flat(*np.linalg.qr(x)), (4, 3)),
     spec("qr_square_stack", lambda x: flat(*np.linalg.qr(x)), (2, 3, 3)),
     spec("qr_wide", lambda x: flat(*np.linalg.qr(x)), (2, 4)),
@@ -556,24 +593,23 @@ def test_vjp_of_unused_outputs_is_zero(backend):
     numpy.testing.assert_allclose(backend.to_numpy(g), numpy.eye(3), atol=1e-12)
 
 
-def test_complex_hermitian_values_and_real_only_derivatives(backend):
-    """eigh, eigvalsh and cholesky read one triangle of a Hermitian matrix, as NumPy does; their
-    derivatives are for real input, and complex input says so rather than returning a wrong one."""
+def test_complex_hermitian_values_match_numpy(backend):
+    """eigh, eigvalsh and cholesky read one triangle of a Hermitian matrix, as NumPy does (of the
+    diagonal, its real part), also inside the derivative: the gradient of the eigenvalues' sum is
+    the identity on the triangle read."""
     rng = numpy.random.default_rng(0)
     x = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
     h = x @ x.conj().T + 3 * numpy.eye(3)
     for uplo, triangle in (("L", numpy.tril), ("U", numpy.triu)):
-        a = backend.asarray(triangle(h), "complex128")
+        a = backend.asarray(triangle(h) + 0.5j * numpy.eye(3), "complex128")  # an imaginary diagonal is not read
         numpy.testing.assert_allclose(backend.to_numpy(np.linalg.eigvalsh(a, uplo)), numpy.linalg.eigvalsh(h), rtol=1e-10)
         numpy.testing.assert_allclose(backend.to_numpy(np.linalg.eigh(a, uplo)[0]), numpy.linalg.eigvalsh(h), rtol=1e-10)
+        g = grad(lambda z, u=uplo: np.sum(np.linalg.eigvalsh(z, u)))(a)
+        numpy.testing.assert_allclose(backend.to_numpy(g), numpy.eye(3), atol=1e-12)
     lower = backend.asarray(numpy.tril(h), "complex128")
     for upper in (False, True):
         expected = numpy.linalg.cholesky(h, upper=upper)
         numpy.testing.assert_allclose(backend.to_numpy(np.linalg.cholesky(lower, upper=upper)), expected, rtol=1e-10)
-    with pytest.raises(NotImplementedError, match="eigvalsh is implemented for real input only"):
-        grad(lambda z: np.real(np.sum(np.linalg.eigvalsh(z))))(lower)
-    with pytest.raises(NotImplementedError, match="svd is implemented for real input only"):
-        grad(lambda z: np.sum(np.linalg.svd(z, compute_uv=False)))(lower)
 
 
 # ---- errors ----

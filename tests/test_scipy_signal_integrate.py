@@ -30,6 +30,17 @@ def conv(mode, method="auto"):
     return fun
 
 
+def conv_axes(axes, dot_axes=((), ()), mode="full", positional=False):
+    """autograd's form ``convolve(a, b, axes, dot_axes, mode)``, by keyword or by position."""
+
+    def fun(a, b):
+        if positional:
+            return convolve(a, b, axes, dot_axes, mode)
+        return convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode)
+
+    return fun
+
+
 def times(dt):
     """Increasing output times ``0, dt_0, dt_0 + dt_1, ...`` (differentiable in ``dt``)."""
     return np.concatenate([np.zeros_like(dt[:1]), np.cumsum(dt)])
@@ -71,6 +82,10 @@ SPECS = [
     Spec("convolve_3d_same", conv("same", "direct"), ((2, 3, 4), (2, 2, 3))),
     Spec("convolve_0d", conv("full"), ((), ())),
     Spec("convolve_complex", conv("same"), ((4,), (3,)), dtypes=COMPLEX),
+    Spec("convolve_axes_outer", conv_axes(([1], [0])), ((3, 5), (3, 4))),
+    Spec("convolve_axes_dot_valid", conv_axes(([1], [2]), ([0], [0]), "valid"), ((2, 5), (2, 3, 2))),
+    Spec("convolve_axes_2d_same_positional", conv_axes(([1, 0], [1, 0]), mode="same", positional=True), ((4, 3), (3, 2))),
+    Spec("convolve_axes_image_filters", conv_axes(([2, 3], [2, 3]), ([1], [0]), "valid"), ((2, 1, 4, 4), (1, 2, 2, 2))),
     Spec("odeint_decay", decay, ((2,), ()), (R, P), order=1, skip=NUMPY_ONLY),
     Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY, full_only=("numpy",)),
     Spec("odeint_forced_oscillator", forced_oscillator, ((2,), (2,), (3,)), (R, P, P), order=1, skip=NUMPY_ONLY),
@@ -121,6 +136,70 @@ def test_convolve_gradient_is_a_correlation(backend):
     x, k, w = rng.standard_normal(6), rng.standard_normal(3), rng.standard_normal(8)
     g = grad(lambda x: np.sum(np.multiply(convolve(x, backend.asarray(k)), backend.asarray(w))))(backend.asarray(x))
     numpy.testing.assert_allclose(backend.to_numpy(g), scipy.signal.correlate(w, k, mode="valid"), rtol=1e-12)
+
+
+def convolve_reference(a, b, axes, dot_axes, mode):
+    """autograd's generalised convolution from SciPy's N-d one: per pair of the other axes' entries,
+    the sum over the dot axes of the N-d convolutions along ``axes``."""
+    (conv_a, conv_b), (dot_a, dot_b) = axes, dot_axes
+    ignore_a = [i for i in range(a.ndim) if i not in conv_a and i not in dot_a]
+    ignore_b = [j for j in range(b.ndim) if j not in conv_b and j not in dot_b]
+    a = numpy.transpose(a, ignore_a + list(dot_a) + list(conv_a))
+    b = numpy.transpose(b, ignore_b + list(dot_b) + list(conv_b))
+    a_ignored, b_ignored = a.shape[: len(ignore_a)], b.shape[: len(ignore_b)]
+    dots = int(numpy.prod(a.shape[len(ignore_a) : len(ignore_a) + len(dot_a)]))
+    a = a.reshape((-1, dots) + a.shape[len(ignore_a) + len(dot_a) :])
+    b = b.reshape((-1, dots) + b.shape[len(ignore_b) + len(dot_b) :])
+    out = numpy.array([[sum(scipy.signal.convolve(x[d], y[d], mode) for d in range(dots)) for y in b] for x in a])
+    return out.reshape(a_ignored + b_ignored + out.shape[2:])
+
+
+@pytest.mark.parametrize(
+    "shapes, axes, dot_axes",
+    [
+        (((3, 5), (3, 4)), ([1], [0]), ([], [])),
+        (((3, 5), (3, 4)), ([], []), ([0], [0])),
+        (((3, 5), (3, 4, 2)), ([1], [2]), ([0], [0])),
+        (((2, 5, 4, 3), (2, 4, 2, 3, 2)), ([1, 2], [2, 4]), ([0, 3], [0, 3])),
+        (((4, 3), (3, 2)), ([1, 0], [1, 0]), ([], [])),
+        (((3,), (5,)), ([0], [0]), ([], [])),
+        (((2, 1, 6, 6), (1, 3, 3, 3)), ([2, 3], [2, 3]), ([1], [0])),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+def test_convolve_axes_matches_scipy(shapes, axes, dot_axes, mode, backend):
+    """autograd's ``convolve(A, B, axes, dot_axes, mode)``: out axes are A's others, B's others, then the convolved."""
+    rng = numpy.random.default_rng(0)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    sizes = [(a.shape[i], b.shape[j]) for i, j in zip(*axes)]
+    if mode == "valid" and not (all(n >= m for n, m in sizes) or all(m >= n for n, m in sizes)):
+        with pytest.raises(ValueError, match="at least as large as the other"):
+            convolve(backend.asarray(a), backend.asarray(b), axes=axes, dot_axes=dot_axes, mode=mode)
+        return
+    result = convolve(backend.asarray(a), backend.asarray(b), axes=axes, dot_axes=dot_axes, mode=mode)
+    backend.check_device(result)
+    expected = convolve_reference(a, b, axes, dot_axes, mode)
+    numpy.testing.assert_allclose(backend.to_numpy(result), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_convolve_forms_are_told_apart():
+    a, b = numpy.arange(4.0), numpy.array([1.0, -1.0, 2.0])
+    scipy_form = scipy.signal.convolve(a, b, "same")
+    numpy.testing.assert_allclose(convolve(a, b, "same"), scipy_form)
+    numpy.testing.assert_allclose(convolve(a, b, "same", "direct"), scipy_form)
+    numpy.testing.assert_allclose(convolve(a, b, ([0], [0]), ([], []), "same"), scipy_form)
+    numpy.testing.assert_allclose(convolve(a, b, axes=([0], [0]), mode="same"), scipy_form)
+    with pytest.raises(TypeError, match="argument 'mode' twice"):
+        convolve(a, b, "same", mode="full")
+    with pytest.raises(TypeError, match="at most 5 positional arguments"):
+        convolve(a, b, ([0], [0]), ([], []), "full", "direct")
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['axis'\]"):
+        convolve(a, b, axis=0)
+    with pytest.raises(ValueError, match="pair as many axes"):
+        convolve(a, b, axes=([0], []))
+    with pytest.raises(ValueError, match="out of range"):
+        convolve(a, b, axes=([1], [0]))
 
 
 def test_convolve_errors_name_the_argument():

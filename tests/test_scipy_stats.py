@@ -133,7 +133,17 @@ SPECS = [
     ),
     spec("multivariate_normal", "logpdf", lambda x, c: stats.multivariate_normal.logpdf(x, cov=c), ((5,), ()), (R, P), "_scalar"),
     spec("multivariate_normal", "entropy", lambda c: stats.multivariate_normal.entropy(cov=spd(c)), ((3, 3),), (R,)),
+    spec("multivariate_normal", "logpdf", lambda z, m: singular_logpdf(z, m), ((2,), (3,)), (R, R), "_singular"),
 ]
+
+
+def singular_logpdf(z, m):
+    """The density of rank 2 in 3 dimensions (``allow_singular``) at ``m + B z``, a point of its support."""
+    b = np.eye_like(m)[:, :2] + 0.5
+    return stats.multivariate_normal.logpdf(
+        np.add(m, np.matmul(b, z)), m, np.matmul(b, np.matrix_transpose(b)), allow_singular=True
+    )
+
 
 test_derivatives, test_value_matches_numpy = spec_tests(SPECS)
 
@@ -258,11 +268,28 @@ def test_multivariate_normal_covariance_gradient_is_autograds_symmetric_one():
     numpy.testing.assert_allclose(grad(stats.multivariate_normal.logpdf, 2)(x, mean, cov), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "cov",
+    [numpy.diag([1.0, 2.0, 0.0, 0.0]), numpy.array([[2.0, 1.0, 3.0], [1.0, 2.0, 3.0], [3.0, 3.0, 6.0]]), numpy.eye(2)],
+    ids=["diagonal", "rank2", "regular"],
+)
+def test_multivariate_normal_allow_singular_matches_scipy(cov):
+    """SciPy's pseudo-determinant and pseudo-inverse, at points of the support."""
+    rng = numpy.random.default_rng(3)
+    mean = rng.standard_normal(len(cov))
+    w, v = numpy.linalg.eigh(cov)
+    points = mean + rng.standard_normal((4, len(cov))) @ (v * (w > 1e-9)).T  # in the span of cov
+    expected = scipy.stats.multivariate_normal.logpdf(points, mean, cov, allow_singular=True)
+    result = stats.multivariate_normal.logpdf(points, mean, cov, allow_singular=True)
+    numpy.testing.assert_allclose(result, expected, rtol=1e-10)
+    numpy.testing.assert_allclose(
+        stats.multivariate_normal.pdf(points[0], mean, cov, allow_singular=True), numpy.exp(expected[0])
+    )
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_invalid_arguments():
     assert numpy.isnan(stats.norm.logpdf(0.3, 0.0, -1.0))
     assert numpy.isnan(stats.gamma.cdf(numpy.array([0.3]), numpy.array([-1.0]))).all()
-    with pytest.raises(NotImplementedError, match="allow_singular=True"):
-        stats.multivariate_normal.logpdf(numpy.zeros(2), cov=numpy.eye(2), allow_singular=True)
     with pytest.raises(ValueError, match="dirichlet.logpdf: x must have 3 or 2 entries"):
         stats.dirichlet.logpdf(numpy.ones(4) / 4, numpy.ones(3))

@@ -8,7 +8,7 @@ is walked backwards. This module imports no array library.
 
 from .reverse import RuleNotDefined, argnums_text, joined_output
 from .tracer import Node, primitive_name, trace
-from .vspace import accumulate, check_rule_output, checking_rules, vspace
+from .vspace import VSpace, accumulate, check_rule_output, checking_rules, vspace
 
 primitive_jvps = {}
 
@@ -110,3 +110,12 @@ def subval(values, i, v):
     values = list(values)
     values[i] = v
     return tuple(values)
+
+
+# ---- the vector-space operations of a user's space: add is the identity in each argument,
+# scalar_mul and inner_prod are bilinear, covector is (real-)linear ----
+
+defjvp(VSpace.add, lambda g, ans, vs, x, y: g, lambda g, ans, vs, x, y: g, argnums=(1, 2))
+def_linear(VSpace.scalar_mul)
+def_linear(VSpace.inner_prod)
+def_linear(VSpace.covector)

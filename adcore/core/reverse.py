@@ -11,7 +11,7 @@ import threading
 from operator import attrgetter
 
 from .tracer import Node, TypeMap, gc_paused, getval, primitive_name, trace
-from .vspace import accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
+from .vspace import VSpace, accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
 
 primitive_vjps = {}
 #: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
@@ -455,3 +455,26 @@ def zero_vjp(argnum):
 def defvjp_is_zero(fun, argnums=(0,)):
     """The cotangent of each of ``argnums`` is zero (e.g. integer or index arguments)."""
     defvjp(fun, *[None] * len(argnums), argnums=argnums)
+
+
+# ---- the vector-space operations of a user's space (its hooks ``_add``, ``_scalar_mul``, ...) ----
+
+
+def identity_vjp(ans, vs, *args):
+    return lambda g: g
+
+
+defvjp(VSpace.add, identity_vjp, identity_vjp, argnums=(1, 2))
+defvjp(
+    VSpace.scalar_mul,
+    lambda ans, vs, x, a: lambda g: vs.covector(vs.scalar_mul(vs.covector(g), a)),
+    lambda ans, vs, x, a: lambda g: vs.inner_prod(g, vs.covector(x)),
+    argnums=(1, 2),
+)
+defvjp(
+    VSpace.inner_prod,
+    lambda ans, vs, x, y: lambda g: vs.covector(vs.scalar_mul(y, g)),
+    lambda ans, vs, x, y: lambda g: vs.covector(vs.scalar_mul(x, g)),
+    argnums=(1, 2),
+)
+defvjp(VSpace.covector, lambda ans, vs, x: lambda g: vs.covector(g), argnums=(1,))

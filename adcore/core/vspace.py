@@ -9,7 +9,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .tracer import Box, TypeMap, getval
+from .tracer import Box, TypeMap, getval, primitive
 
 #: Whether each rule's output is checked against its space as it is made (``set_debug``, ``ADCORE_DEBUG=1``,
 #: and always inside ``check_grads``).
@@ -19,8 +19,16 @@ checking_rules = ContextVar("adcore_checking_rules", default=os.environ.get("ADC
 class VSpace:
     """The space a value lives in. Subclasses set ``size``, ``iscomplex`` and
     ``differentiable`` (False for integer and boolean arrays), and implement
-    ``zeros``, ``ones``, ``standard_basis``, ``randn``, ``add``, ``scalar_mul``
-    and ``inner_prod``."""
+    ``zeros``, ``ones``, ``standard_basis`` and ``randn``.
+
+    ``add``, ``scalar_mul``, ``inner_prod`` and ``covector`` are primitives
+    (differentiable, with the rules of ``reverse.py`` and ``forward.py``) that
+    call the hooks ``_add``, ``_scalar_mul``, ``_inner_prod`` and ``_covector``,
+    as in autograd: a user's space overrides the hooks (``_add`` is ``x + y``,
+    ``_scalar_mul`` is ``x * a`` and ``_covector`` is ``x`` unless overridden;
+    ``_inner_prod`` has no default). The array and container spaces override the
+    public methods themselves, with functions that are primitives already.
+    """
 
     __slots__ = []
     mappings = TypeMap("adcore has no vector space for")
@@ -39,24 +47,42 @@ class VSpace:
     def standard_basis(self):
         raise NotImplementedError
 
-    def randn(self, rng):
+    def randn(self, rng=None):
+        """A random vector of the space, standard normal entries drawn from ``rng`` (a NumPy
+        ``Generator`` or ``numpy.random``; None: NumPy's global generator, as autograd's ``randn()``)."""
         raise NotImplementedError
 
+    @primitive
     def add(self, x, y):
-        raise NotImplementedError
+        return self._add(x, y)
 
     def add_into(self, x, y):
         """``x + y``, written into ``x`` where the space can (``x`` is a buffer the caller owns)."""
         return self.add(x, y)
 
+    @primitive
     def scalar_mul(self, x, a):
-        raise NotImplementedError
+        return self._scalar_mul(x, a)
 
+    @primitive
     def inner_prod(self, x, y):
-        raise NotImplementedError
+        return self._inner_prod(x, y)
 
+    @primitive
     def covector(self, x):
         """The dual vector of ``x`` (its complex conjugate for complex spaces)."""
+        return self._covector(x)
+
+    def _add(self, x, y):
+        return x + y
+
+    def _scalar_mul(self, x, a):
+        return x * a
+
+    def _inner_prod(self, x, y):
+        raise NotImplementedError(f"{type(self).__name__} defines no inner product (_inner_prod)")
+
+    def _covector(self, x):
         return x
 
     def mismatch(self, value):

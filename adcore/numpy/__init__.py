@@ -5,6 +5,8 @@ function runs on the backend of its array arguments (NumPy, CuPy or any Array
 API library), or on the default backend when it has none.
 """
 
+from numpy import __version__ as __version__  # NumPy's, as autograd.numpy.__version__
+
 from . import fft  # noqa: F401 - the adcore.numpy.fft namespace
 from . import linalg as linalg  # the adcore.numpy.linalg namespace (an explicit re-export)
 from . import random as random  # the adcore.numpy.random namespace (an explicit re-export)

@@ -329,6 +329,8 @@ def _r_piece(item, ndmin, trans1d, like):
         step = 1 if item.step is None else item.step
         count = int(abs(step)) if isinstance(step, complex) else None
         item = _np.linspace(start, item.stop, count) if count is not None else _np.arange(start, item.stop, step)
+        if like is not None:  # a range's numbers take like's dtype, as Python numbers do (strict mixes no dtypes)
+            item = _as_array_like(item.tolist(), like)
     if like is None and not (isbox(item) or hasattr(item, "shape")):
         item = anp.array(item)
     elif like is not None and isinstance(item, (int, float, complex)):

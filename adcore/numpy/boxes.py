@@ -39,7 +39,14 @@ class ArrayBox(Box):
     shape = property(lambda self: anp.shape(self._value))
     ndim = property(lambda self: anp.ndim(self._value))
     size = property(lambda self: anp.size(self._value))
-    dtype = property(lambda self: self._value.dtype)
+
+    @property
+    def dtype(self):
+        """The value's dtype; a traced Python scalar has its default-backend dtype (float64 for a float)."""
+        value = getval(self._value)
+        dtype = getattr(value, "dtype", None)
+        return anp.result_type(value) if dtype is None else dtype
+
     T = property(lambda self: anp.transpose(self))
     real = property(lambda self: anp.real(self))
     imag = property(lambda self: anp.imag(self))
@@ -234,7 +241,17 @@ class ArrayBox(Box):
     sort = partition = fill = put = resize = itemset = setfield = _no_writing
 
 
-SCALAR_TYPES = (float, complex, _np.float16, _np.float32, _np.float64, _np.longdouble, _np.complex64, _np.complex128)
+SCALAR_TYPES = (
+    float,
+    complex,
+    _np.float16,
+    _np.float32,
+    _np.float64,
+    _np.longdouble,
+    _np.complex64,
+    _np.complex128,
+    _np.clongdouble,
+)
 for _type in (*SCALAR_TYPES, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.bool_):
     ArrayBox.register(_type)
 Box.type_mappings.resolvers.append(lambda value: ArrayBox if array_backend(value) is not None else None)

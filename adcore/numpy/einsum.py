@@ -25,6 +25,7 @@ einsum, so backends without one (array-api-strict) use :func:`einsum_array_api`,
 written with the standard's functions only, on the operands' device.
 """
 
+import operator
 import string
 
 from backends import array_backend, backend_of
@@ -38,7 +39,7 @@ LETTERS = string.ascii_letters
 
 
 def einsum(subscripts, *operands):
-    """Einstein summation over ``operands`` as NumPy's ``einsum`` (subscripts-string form).
+    """Einstein summation over ``operands`` as NumPy's ``einsum``.
 
     Parameters
     ----------
@@ -47,6 +48,8 @@ def einsum(subscripts, *operands):
         ``...`` each), optionally followed by ``->`` and the output's subscripts.
         Without ``->`` the output has the broadcast ``...`` axes, then the
         letters used exactly once, in alphabetical order (NumPy's implicit mode).
+        NumPy's sublist form is taken too: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``
+        is ``einsum("ab,bc->ac", a, b)`` (integers 0 to 51 and ``Ellipsis``).
     *operands : arrays or scalars
         Arrays of one backend and device (traced or not); Python and NumPy
         scalars are allowed where their subscripts are empty.
@@ -61,7 +64,7 @@ def einsum(subscripts, *operands):
     Raises
     ------
     TypeError
-        If ``subscripts`` is not a string (NumPy's sublist form is not supported).
+        If a sublist holds something other than integers and ``Ellipsis``.
     ValueError
         If the subscripts are malformed, do not match the number or the
         dimensions of the operands, or give one subscript sizes that do not
@@ -78,10 +81,7 @@ def einsum(subscripts, *operands):
            [ 6.,  8., 10.]])
     """
     if not isinstance(subscripts, str):
-        raise TypeError(
-            f"einsum: subscripts must be a string such as 'ij,jk->ik', got {type(subscripts).__name__}; "
-            "NumPy's sublist form einsum(a, [0, 1], b, [1, 2]) is not supported"
-        )
+        subscripts, operands = subscripts_from_sublists(subscripts, *operands)
     operands = [anp.array(x) if isinstance(x, (list, tuple)) else x for x in operands]
     shapes = [anp.shape(x) for x in operands]
     terms, output = parse_subscripts(subscripts, shapes)
@@ -103,6 +103,30 @@ def einsum(subscripts, *operands):
     for scalar in scalars:
         result = anp.multiply(result, scalar)
     return result
+
+
+def subscripts_from_sublists(*args):
+    """NumPy's sublist form ``(a, [0, 1], b, [1, 2], [0, 2])`` as ``("ab,bc->ac", [a, b])``."""
+    pairs = len(args) // 2
+    terms = [_sublist_term(sublist) for sublist in args[1 : 2 * pairs : 2]]
+    subscripts = ",".join(terms) + ("->" + _sublist_term(args[-1]) if len(args) % 2 else "")
+    return subscripts, list(args[0 : 2 * pairs : 2])
+
+
+def _sublist_term(sublist):
+    return "".join("..." if label is Ellipsis else _sublist_letter(label, sublist) for label in sublist)
+
+
+def _sublist_letter(label, sublist):
+    try:
+        i = operator.index(label)
+    except TypeError:
+        i = -1
+    if not 0 <= i < len(LETTERS):
+        raise TypeError(
+            f"einsum: a sublist holds integers from 0 to {len(LETTERS) - 1} and Ellipsis, got {label!r} in {sublist!r}"
+        )
+    return LETTERS[i]
 
 
 @primitive

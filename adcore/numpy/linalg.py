@@ -27,7 +27,8 @@ Conventions
   the same under any convention.
 - Derivatives are for real inputs (complex ones raise ``NotImplementedError``
   when differentiated), except ``inv``, ``solve``, ``det``, ``matrix_power``
-  and ``eig``, whose rules are holomorphic (autograd's complex convention), and
+  and ``eig``, whose rules are holomorphic (autograd's complex convention), the
+  Hermitian factorizations ``cholesky``, ``eigh``, ``eigvalsh`` and ``svd``, and
   the norms, which take complex arrays. ``eig`` always returns complex arrays.
 - Eigenvalues (``eigh``, ``eig``) and singular values (``svd``) must be
   distinct for the eigenvector and singular-vector derivatives to exist; at
@@ -162,18 +163,38 @@ def _solve_right(x, r):
 
 def _symmetric_from(x, lower):
     """The symmetric (Hermitian, for complex ``x``) matrix built from the lower (or upper) triangle
-    of ``x``: what a LAPACK routine reading one triangle sees. Linear in ``x``."""
-    if lower:
-        return anp.add(anp.tril(x), _ct(anp.tril(x, -1)))
-    return anp.add(anp.triu(x), _ct(anp.triu(x, 1)))
+    of ``x``: what a LAPACK routine reading one triangle sees (of a complex diagonal it reads the
+    real part). Real-linear in ``x``."""
+    strict = anp.tril(x, -1) if lower else anp.triu(x, 1)
+    if anp.iscomplexobj(x):
+        return anp.add(anp.add(strict, _ct(strict)), _diag(anp.real(_diagonal(x))))
+    return anp.add(anp.tril(x) if lower else anp.triu(x), _t(strict))
 
 
 def _symmetric_from_adjoint(g, lower):
-    """The adjoint of ``_symmetric_from`` (real): a cotangent of the symmetric matrix taken back to
-    the triangle it was built from (the diagonal once, the off-diagonal pairs summed)."""
-    if lower:
-        return anp.add(anp.tril(g), anp.tril(_t(g), -1))
-    return anp.add(anp.triu(g), anp.triu(_t(g), 1))
+    """The adjoint of ``_symmetric_from`` for the real inner product ``Re(sum(conj(x) * y))``: a
+    cotangent of the symmetric matrix taken back to the triangle it was built from (the real part
+    of the diagonal once, the off-diagonal pairs summed). It commutes with ``conj``, so it serves
+    autograd's complex convention unchanged."""
+    strict = anp.tril(anp.add(g, _ct(g)), -1) if lower else anp.triu(anp.add(g, _ct(g)), 1)
+    diagonal = anp.real(_diagonal(g)) if anp.iscomplexobj(g) else _diagonal(g)
+    return anp.add(strict, _diag(diagonal))
+
+
+def _conj(x):
+    """``conj(x)``, skipped for real ``x``.
+
+    The rules of the Hermitian factorizations below are written as the adjoint of their JVP for the
+    real inner product ``Re(sum(conj(x) * y))``; in autograd's convention (the gradient of a real
+    function of ``z = x + iy`` is ``df/dx - i df/dy``) a VJP is that adjoint between conjugates:
+    ``vjp(g) = conj(adjoint(conj(g)))``. For real arrays both conjugates vanish.
+    """
+    return anp.conj(x) if anp.iscomplexobj(x) else x
+
+
+def _real(x):
+    """The real part of ``x`` (values such as eigenvalues that are real but computed in complex arithmetic)."""
+    return anp.real(x) if anp.iscomplexobj(x) else x
 
 
 def _ct(x):
@@ -524,8 +545,8 @@ def _rank(s, rcond):
 
 @primitive
 def cholesky(a, /, *, upper=False):
-    """The Cholesky factor of each symmetric positive-definite matrix of ``a``: lower
-    triangular ``L`` with ``a = L @ L.T`` (``upper=True``: ``L.T``). Real input.
+    """The Cholesky factor of each symmetric (Hermitian) positive-definite matrix of ``a``: lower
+    triangular ``L`` with ``a = L @ L.T`` (``L @ L.conj().T``; ``upper=True``: that transpose).
 
     Reads the lower triangle of ``a`` only, as NumPy does; the derivative is that of this
     function (see the module notes).
@@ -533,7 +554,8 @@ def cholesky(a, /, *, upper=False):
     Derivative (Murray 2016): ``dL = L Phi(inv(L) dS inv(L).T)``, where ``dS`` is the
     symmetric tangent built from the lower triangle and ``Phi`` takes the lower triangle
     with the diagonal halved; the VJP is ``inv(L).T Phi(L.T L_bar) inv(L)`` taken back to
-    the lower triangle.
+    the lower triangle. For complex input the transposes are conjugate transposes and the VJP
+    is taken between conjugates (``_conj``).
     """
     l = _linalg_fun("cholesky", a)(_symmetric_from(a, lower=True))
     return _ct(l) if upper else l
@@ -545,23 +567,21 @@ def _phi(x):
 
 
 def grad_cholesky(ans, a, upper=False):
-    _real_only("cholesky", a)
-    l = _t(ans) if upper else ans
+    l = _ct(ans) if upper else ans
 
     def vjp(g):
-        g_l = _t(g) if upper else g
+        g_l = _conj(_ct(g) if upper else g)
         l_inv = inv(l)
-        return _symmetric_from_adjoint(_mm(_t(l_inv), _phi(_mm(_t(l), g_l)), l_inv), lower=True)
+        return _conj(_symmetric_from_adjoint(_mm(_ct(l_inv), _phi(_mm(_ct(l), g_l)), l_inv), lower=True))
 
     return vjp
 
 
 def jvp_cholesky(g, ans, a, upper=False):
-    _real_only("cholesky", a)
-    l = _t(ans) if upper else ans
+    l = _ct(ans) if upper else ans
     l_inv = inv(l)
-    dl = _mm(l, _phi(_mm(l_inv, _symmetric_from(g, lower=True), _t(l_inv))))
-    return _t(dl) if upper else dl
+    dl = _mm(l, _phi(_mm(l_inv, _symmetric_from(g, lower=True), _ct(l_inv))))
+    return _ct(dl) if upper else dl
 
 
 defvjp(cholesky, grad_cholesky)
@@ -570,16 +590,18 @@ defjvp(cholesky, jvp_cholesky)
 
 @primitive
 def eigh(a, UPLO="L"):
-    """``EighResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (ascending) and eigenvectors
-    ``v`` (columns) of each real symmetric matrix of ``a``, read from its lower (``UPLO="L"``) or
-    upper triangle.
+    """``EighResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (ascending, real) and
+    eigenvectors ``v`` (columns) of each real symmetric or complex Hermitian matrix of ``a``, read
+    from its lower (``UPLO="L"``) or upper triangle.
 
     Derivative (Giles 2008, 3.1; Seeger et al. 2017), for distinct eigenvalues: with the
     symmetric tangent ``dS`` built from the triangle read and ``M = v.T dS v``,
     ``dw = diag(M)`` and ``dv = v (F * M)``, ``F[i, j] = 1 / (w[j] - w[i])`` off the
     diagonal. The VJP is ``v (diag(w_bar) + F * (v.T v_bar)) v.T``, taken back to the
-    triangle. Eigenvectors are defined up to sign: differentiate functions that do not
-    depend on it (``v @ diag(f(w)) @ v.T``, ``v ** 2``).
+    triangle. Eigenvectors are defined up to sign (a phase, for complex input; the derivative
+    keeps ``v.conj().T dv`` off the diagonal): differentiate functions that do not depend on
+    it (``v @ diag(f(w)) @ v.conj().T``, ``abs(v)``). For complex input the transposes are
+    conjugate transposes and the VJP is taken between conjugates (``_conj``).
 
     Raises
     ------
@@ -591,23 +613,21 @@ def eigh(a, UPLO="L"):
 
 
 def grad_eigh(ans, a, UPLO="L"):
-    _real_only("eigh", a)
     w, v = ans
     lower = _lower_uplo(UPLO)
 
     def vjp(g):
         g_w, g_v = g
-        inner = anp.add(_diag(g_w), anp.multiply(_inverse_gaps(w), _mm(_t(v), g_v)))
-        return _symmetric_from_adjoint(_mm(v, inner, _t(v)), lower)
+        inner = anp.add(_diag(g_w), anp.multiply(_inverse_gaps(w), _mm(_ct(v), _conj(g_v))))
+        return _conj(_symmetric_from_adjoint(_mm(v, inner, _ct(v)), lower))
 
     return vjp
 
 
 def jvp_eigh(g, ans, a, UPLO="L"):
-    _real_only("eigh", a)
     w, v = ans
-    m = _mm(_t(v), _symmetric_from(g, _lower_uplo(UPLO)), v)
-    return EighResult(_diagonal(m), _mm(v, anp.multiply(_inverse_gaps(w), m)))
+    m = _mm(_ct(v), _symmetric_from(g, _lower_uplo(UPLO)), v)
+    return EighResult(_real(_diagonal(m)), _mm(v, anp.multiply(_inverse_gaps(w), m)))
 
 
 defvjp(eigh, grad_eigh)
@@ -616,7 +636,8 @@ defjvp(eigh, jvp_eigh)
 
 @primitive
 def eigvalsh(a, UPLO="L"):
-    """The eigenvalues (ascending) of each real symmetric matrix of ``a``, read from one triangle.
+    """The eigenvalues (ascending, real) of each real symmetric or complex Hermitian matrix of
+    ``a``, read from one triangle.
 
     Derivative: ``dw = diag(v.T dS v)`` with the eigenvectors ``v`` of ``eigh`` (computed
     when a derivative is asked for); VJP ``v diag(w_bar) v.T``, taken back to the triangle.
@@ -625,20 +646,18 @@ def eigvalsh(a, UPLO="L"):
 
 
 def grad_eigvalsh(ans, a, UPLO="L"):
-    _real_only("eigvalsh", a)
     lower = _lower_uplo(UPLO)
 
     def vjp(g):
         v = eigh(a, UPLO)[1]
-        return _symmetric_from_adjoint(_mm(_scale_columns(v, g), _t(v)), lower)
+        return _conj(_symmetric_from_adjoint(_mm(_scale_columns(v, g), _ct(v)), lower))
 
     return vjp
 
 
 def jvp_eigvalsh(g, ans, a, UPLO="L"):
-    _real_only("eigvalsh", a)
     v = eigh(a, UPLO)[1]
-    return anp.sum(anp.multiply(v, _mm(_symmetric_from(g, _lower_uplo(UPLO)), v)), axis=-2)
+    return _real(anp.sum(anp.multiply(_conj(v), _mm(_symmetric_from(g, _lower_uplo(UPLO)), v)), axis=-2))
 
 
 defvjp(eigvalsh, grad_eigvalsh)
@@ -647,7 +666,7 @@ defjvp(eigvalsh, jvp_eigvalsh)
 
 @primitive
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """The singular value decomposition of each real matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
+    """The singular value decomposition of each real or complex matrix of ``a`` (``(..., m, n)``, ``k = min(m, n)``).
 
     Returns ``SVDResult(U, S, Vh)``, ``(u, s, vh)`` with ``a = u[..., :k] * s @ vh[..., :k, :]``:
     ``u`` is ``(..., m, m)`` and ``vh`` ``(..., n, n)`` with ``full_matrices=True`` (NumPy's
@@ -661,8 +680,13 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         du = u (F * (dP S + S dP.T)) + (I - u u.T) da v / s
         dv = v (F * (S dP + dP.T S)) + (I - v v.T) da.T u / s
 
-    Singular vectors are defined up to sign: differentiate functions that do not depend on
-    it. With ``full_matrices=True`` and ``m != n`` the extra columns of ``u`` (or ``v``) are
+    For complex input the transposes are conjugate transposes, ``ds`` is the real part of
+    ``diag(dP)``, and the imaginary part of that diagonal, divided by ``s``, goes to
+    ``u.conj().T du`` (the gauge JAX takes: the phases of ``u`` and ``v`` move together);
+    the VJP is the adjoint taken between conjugates (``_conj``).
+
+    Singular vectors are defined up to sign (a phase, for complex input): differentiate
+    functions that do not depend on it. With ``full_matrices=True`` and ``m != n`` the extra columns of ``u`` (or ``v``) are
     any orthonormal completion; their derivative is taken in the gauge that only keeps them
     orthogonal to the first ``k`` (``du_perp = -u_k du_k.T u_perp``), which is exact for
     every function invariant to the choice of completion (``u_perp @ u_perp.T``, ``a``).
@@ -677,7 +701,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 def _svd_split(ans, full_matrices, m, n):
     """``(u_k, u_perp, s, v_k, v_perp)`` from ``svd``'s output; the ``_perp`` parts are None when absent."""
     u, s, vh = ans
-    v = _t(vh)
+    v = _ct(vh)
     k = builtins.min(m, n)
     u_perp = v_perp = None
     if full_matrices and m > k:
@@ -688,13 +712,12 @@ def _svd_split(ans, full_matrices, m, n):
 
 
 def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    _real_only("svd", a)
     m, n = anp.shape(a)[-2:]
     if not compute_uv:
 
         def vjp_values(g):
             u, _, vh = svd(a, full_matrices=False)
-            return _mm(_scale_columns(u, g), vh)
+            return _conj(_mm(_scale_columns(u, g), vh))
 
         return vjp_values
     u, u_perp, s, v, v_perp = _svd_split(ans, full_matrices, m, n)
@@ -702,48 +725,51 @@ def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
 
     def vjp(g):
         g_u, g_s, g_vh = g
-        g_v = _t(g_vh)
+        g_u, g_v = _conj(g_u), _t(g_vh)  # the cotangents of u and v = vh^H, for the real inner product
         if u_perp is not None:  # the completion's cotangent, moved onto u_k (the adjoint of its gauge)
-            g_u = anp.subtract(g_u[..., :, :k], _mm(u_perp, _t(g_u[..., :, k:]), u))
+            g_u = anp.subtract(g_u[..., :, :k], _mm(u_perp, _ct(g_u[..., :, k:]), u))
         if v_perp is not None:
-            g_v = anp.subtract(g_v[..., :, :k], _mm(v_perp, _t(g_v[..., :, k:]), v))
+            g_v = anp.subtract(g_v[..., :, :k], _mm(v_perp, _ct(g_v[..., :, k:]), v))
         f = _inverse_gaps(anp.square(s))
-        ut_gu, vt_gv = _mm(_t(u), g_u), _mm(_t(v), g_v)
+        ut_gu, vt_gv = _mm(_ct(u), g_u), _mm(_ct(v), g_v)
         inner = anp.add(
-            anp.add(_scale_columns(anp.multiply(f, anp.subtract(ut_gu, _t(ut_gu))), s), _diag(g_s)),
-            _scale_rows(s, anp.multiply(f, anp.subtract(vt_gv, _t(vt_gv)))),
+            anp.add(_scale_columns(anp.multiply(f, anp.subtract(ut_gu, _ct(ut_gu))), s), _diag(g_s)),
+            _scale_rows(s, anp.multiply(f, anp.subtract(vt_gv, _ct(vt_gv)))),
         )
-        g_a = _mm(u, inner, _t(v))
+        if anp.iscomplexobj(ut_gu):  # the adjoint of the phase gauge (see svd)
+            inner = anp.add(inner, _diag(anp.multiply(1j, anp.divide(anp.imag(_diagonal(ut_gu)), s))))
+        g_a = _mm(u, inner, _ct(v))
         if m > n:
-            g_a = anp.add(g_a, _mm(_scale_columns(anp.subtract(g_u, _mm(u, ut_gu)), anp.divide(1.0, s)), _t(v)))
+            g_a = anp.add(g_a, _mm(_scale_columns(anp.subtract(g_u, _mm(u, ut_gu)), anp.divide(1.0, s)), _ct(v)))
         if n > m:
-            g_a = anp.add(g_a, _mm(u, _t(_scale_columns(anp.subtract(g_v, _mm(v, vt_gv)), anp.divide(1.0, s)))))
-        return g_a
+            g_a = anp.add(g_a, _mm(u, _ct(_scale_columns(anp.subtract(g_v, _mm(v, vt_gv)), anp.divide(1.0, s)))))
+        return _conj(g_a)
 
     return vjp
 
 
 def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    _real_only("svd", a)
     m, n = anp.shape(a)[-2:]
     if not compute_uv:
         u, _, vh = svd(a, full_matrices=False)
-        return anp.sum(anp.multiply(u, _mm(g, _t(vh))), axis=-2)
+        return _real(anp.sum(anp.multiply(_conj(u), _mm(g, _ct(vh))), axis=-2))
     u, u_perp, s, v, v_perp = _svd_split(ans, full_matrices, m, n)
-    dp = _mm(_t(u), g, v)
+    dp = _mm(_ct(u), g, v)
     f = _inverse_gaps(anp.square(s))
     dp_s, s_dp = _scale_columns(dp, s), _scale_rows(s, dp)
-    du = _mm(u, anp.multiply(f, anp.add(dp_s, _t(dp_s))))
-    dv = _mm(v, anp.multiply(f, anp.add(s_dp, _t(s_dp))))
+    du = _mm(u, anp.multiply(f, anp.add(dp_s, _ct(dp_s))))
+    dv = _mm(v, anp.multiply(f, anp.add(s_dp, _ct(s_dp))))
+    if anp.iscomplexobj(dp):  # the phase gauge: Im diag(dP) / s goes to u
+        du = anp.add(du, _scale_columns(u, anp.multiply(1j, anp.divide(anp.imag(_diagonal(dp)), s))))
     if m > n:
         du = anp.add(du, _scale_columns(anp.subtract(_mm(g, v), _mm(u, dp)), anp.divide(1.0, s)))
     if n > m:
-        dv = anp.add(dv, _scale_columns(anp.subtract(_mm(_t(g), u), _mm(v, _t(dp))), anp.divide(1.0, s)))
+        dv = anp.add(dv, _scale_columns(anp.subtract(_mm(_ct(g), u), _mm(v, _ct(dp))), anp.divide(1.0, s)))
     if u_perp is not None:
-        du = anp.concatenate([du, anp.negative(_mm(u, _t(du), u_perp))], axis=-1)
+        du = anp.concatenate([du, anp.negative(_mm(u, _ct(du), u_perp))], axis=-1)
     if v_perp is not None:
-        dv = anp.concatenate([dv, anp.negative(_mm(v, _t(dv), v_perp))], axis=-1)
-    return SVDResult(du, _diagonal(dp), _t(dv))
+        dv = anp.concatenate([dv, anp.negative(_mm(v, _ct(dv), v_perp))], axis=-1)
+    return SVDResult(du, _real(_diagonal(dp)), _ct(dv))
 
 
 defvjp(svd, grad_svd)

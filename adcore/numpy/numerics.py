@@ -214,6 +214,7 @@ def real_if_close(a, tol=100):
         return a
     raw = getval(a)
     backend = backend_of(raw, op="real_if_close")
+    raw = raw if hasattr(raw, "dtype") else backend.asarray(raw)  # a Python complex
     if tol > 1:
         tol = backend.finfo(backend.real(raw).dtype).eps * tol
     return anp.real(a) if host_values(backend.all(backend.abs(backend.imag(raw)) < tol)) else a

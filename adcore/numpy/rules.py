@@ -91,6 +91,8 @@ def unbroadcast(g, meta):
         return g  # already in the argument's space (the common case: nothing was broadcast)
     if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
+    elif x_complex and x_dtype is None and not anp.iscomplexobj(g):
+        g = anp.add(g, 0j)  # a Python complex's cotangent is complex, of the output's precision
     g_shape = anp.shape(g)
     if g_shape[batch:] != x_shape:
         lead = len(g_shape) - len(x_shape)
@@ -528,7 +530,9 @@ def chooser_weights(ans, x, axis, keepdims):
     result (autograd's and JAX's convention for ties). Returns the weights and the dtype to give the
     derivative back in: float16 counts its ties in float32 (a count above 65504 is inf in float16,
     and a derivative of 1/count would then be 0)."""
-    chosen, narrow = anp._accumulating(anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), getval(x).dtype))
+    chosen, narrow = anp._accumulating(
+        anp.astype(x == expand_reduced(ans, anp.shape(x), axis, keepdims), anp.result_type(getval(x)))
+    )
     return chosen / anp.sum(chosen, axis=axis, keepdims=True), narrow
 
 
@@ -563,7 +567,7 @@ def prod_of_others(x, axis):
     """
     is_zero = x == 0
     nonzero = anp.where(is_zero, 1.0, x)
-    zeros_count = anp.sum(anp.astype(is_zero, getval(x).dtype), axis=axis, keepdims=True)
+    zeros_count = anp.sum(anp.astype(is_zero, anp.result_type(getval(x))), axis=axis, keepdims=True)
     prod_nonzero = anp.prod(nonzero, axis=axis, keepdims=True)
     only_zero = anp.logical_and(is_zero, zeros_count == 1)
     return anp.where(zeros_count == 0, prod_nonzero / nonzero, anp.where(only_zero, prod_nonzero, 0.0))
@@ -604,7 +608,7 @@ def_linear(anp.cumsum)
 
 def first_zero_masks(x, axis):
     """Along ``axis``: where no zero has come yet, and where the first zero is."""
-    zeros_so_far = anp.cumsum(anp.astype(x == 0, getval(x).dtype), axis)
+    zeros_so_far = anp.cumsum(anp.astype(x == 0, anp.result_type(getval(x))), axis)
     before = zeros_so_far == 0
     return before, anp.logical_and(x == 0, zeros_so_far == 1)
 

@@ -372,7 +372,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         samples = _scalar_linspace(start, stop, num, endpoint, dtype, device)
     else:
         backend = backend_of(*arrays, op="linspace")
-        raw = arrays[0]
+        raw = next((end for end in arrays if hasattr(end, "dtype")), None)  # a traced Python float has none
+        raw = backend.asarray(arrays[0]) if raw is None else raw
         real = anp.real(raw).dtype if anp.iscomplexobj(raw) else raw.dtype
         real = real if backend.isdtype(real, "real floating") else None
         t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=real, device=backend.device(raw))

@@ -57,8 +57,8 @@ class ArrayVSpace(VSpace):
         for i in range(self.size):
             yield self.backend.reshape(eye[i, ...], self.shape)
 
-    def randn(self, rng):
-        return self.backend.random_normal(rng, self.shape, self.dtype, self.device)
+    def randn(self, rng=None):
+        return self.backend.random_normal(_np.random if rng is None else rng, self.shape, self.dtype, self.device)
 
     add = staticmethod(anp.add)
     add_needs_space = False
@@ -82,6 +82,17 @@ class ArrayVSpace(VSpace):
 
     def covector(self, x):
         return anp.conj(x) if self.iscomplex else x
+
+    def __eq__(self, other):
+        """Same shape, dtype and backend, and same device unless one is a Python scalar's (which
+        has none): ``vspace(1.0) == vspace(numpy.array(1.0))``, as in autograd."""
+        return (
+            type(self) is type(other)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.backend is other.backend
+            and (self.device is None or other.device is None or self.device == other.device)
+        )
 
     def mismatch(self, value):
         """How ``value`` differs from this space in shape or dtype, or None. Python scalars are weakly typed:

@@ -14,6 +14,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, default_backend
 
+from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
 
 
@@ -269,11 +270,15 @@ def angle(z, deg=False):
 @primitive
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
-    alone, its ``nonzero`` indices (as NumPy's)."""
+    alone, its ``nonzero`` indices (as NumPy's). Of Python numbers and lists alone (no array),
+    the result is Python numbers and lists too, as autograd's ``where`` gives."""
     backend = backend_of(condition, x, y, op="where")
     if x is None and y is None:
         return backend.nonzero(condition)
-    return backend.where(condition, x, y)
+    result = backend.where(condition, x, y)
+    if not (_holds_arrays([condition]) or _holds_arrays([x]) or _holds_arrays([y])):
+        return backend.to_numpy(result).tolist()
+    return result
 
 
 @primitive
@@ -288,6 +293,8 @@ def clip(a, a_min, a_max):
 @_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def sum(x, axis=None, dtype=None, keepdims=False):
+    if isinstance(x, (list, tuple)):  # a list, perhaps of traced values: made one (traced) array first
+        return sum(array(x), axis, dtype, keepdims)
     backend = backend_of(x, op="sum")
     return backend.sum(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
@@ -295,6 +302,8 @@ def sum(x, axis=None, dtype=None, keepdims=False):
 @_untraced_when(lambda x, axis=None, dtype=None, keepdims=False: _exact_dtype(x, dtype))
 @primitive
 def prod(x, axis=None, dtype=None, keepdims=False):
+    if isinstance(x, (list, tuple)):
+        return prod(array(x), axis, dtype, keepdims)
     backend = backend_of(x, op="prod")
     return backend.prod(x, axis=_axis(axis), dtype=backend.dtype(dtype), keepdims=keepdims)
 
@@ -303,6 +312,8 @@ def _reduction(name):
     """``name(x, axis=None, keepdims=False)`` of the backend of ``x`` (axis an int, a tuple or a list)."""
 
     def raw(x, axis=None, keepdims=False):
+        if isinstance(x, (list, tuple)):  # a list, perhaps of traced values: the primitive of an array
+            return globals()[name](array(x), axis, keepdims)
         return getattr(backend_of(x, op=name), name)(x, axis=_axis(axis), keepdims=keepdims)
 
     raw.__name__ = raw.__qualname__ = name
@@ -409,7 +420,7 @@ cumprod = primitive(_cumulative("cumprod", "cumulative_prod", "product"))
 
 
 def _nonnan_count(x, axis, keepdims):
-    return sum(astype(logical_not(isnan(x)), getval(x).dtype), axis=axis, keepdims=keepdims)
+    return sum(astype(logical_not(isnan(x)), result_type(getval(x))), axis=axis, keepdims=keepdims)
 
 
 def nansum(x, axis=None, keepdims=False):
@@ -581,12 +592,12 @@ def rot90(m, k=1, axes=(0, 1)):
 
 def atleast_1d(*arrays):
     result = [x if ndim(x) >= 1 else reshape(x, (1,)) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def atleast_2d(*arrays):
     result = [x if ndim(x) >= 2 else reshape(x, (1,) * (2 - ndim(x)) + shape(x)) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def atleast_3d(*arrays):
@@ -596,7 +607,7 @@ def atleast_3d(*arrays):
         return reshape(x, new_shape)
 
     result = [to_3d(x) for x in arrays]
-    return result[0] if len(result) == 1 else result
+    return result[0] if len(result) == 1 else _array_list(result)
 
 
 def hstack(arrays):
@@ -622,6 +633,13 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis=axis)
 
 
+def _array_list(arrays):
+    """A list of arrays, returned by a function such as ``split``: one traced list when an array is
+    traced (as autograd's primitives return it), so that a function returning it is differentiated
+    also by the engine's ``make_vjp``/``make_jvp``, which trace one value."""
+    return container(arrays)
+
+
 def _along(axis, index, n):
     """An index selecting ``index`` (an int or a slice) along ``axis`` of an ``n``-d array."""
     return (slice(None),) * (axis % n) + (index, ...)
@@ -638,7 +656,7 @@ def array_split(ary, indices_or_sections, axis=0):
             bounds.append(bounds[-1] + size_)
     else:
         bounds = [0, *indices_or_sections, length]
-    return [ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])]
+    return _array_list([ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])])
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -738,7 +756,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         first = subtract(f[_along(ax, slice(1, 2), nd)], f[_along(ax, slice(0, 1), nd)]) / h
         last = subtract(f[_along(ax, slice(-1, None), nd)], f[_along(ax, slice(-2, -1), nd)]) / h
         results.append(concatenate([first, inner, last], axis=ax))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else _array_list(results)
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
@@ -947,6 +965,8 @@ def untake(g, index, x_shape):
 def astype(x, dtype):
     """``x`` cast to ``dtype``; a cast to an integer or boolean dtype is untraced (its derivative is zero)."""
     backend = backend_of(x, op="astype")
+    if not hasattr(x, "dtype"):  # a Python scalar (a traced float, or a rule's comparison of one)
+        return backend.asarray(x, dtype=backend.dtype(dtype))
     return backend.astype(x, backend.dtype(dtype))
 
 
@@ -1163,7 +1183,9 @@ def full(shape, fill_value, dtype=None):
     (broadcast to ``shape`` on its own backend and device)."""
     if isbox(fill_value) or hasattr(fill_value, "shape"):
         filled = broadcast_to(fill_value, (shape,) if isinstance(shape, int) else tuple(shape))
-        return filled if dtype is None else astype(filled, dtype)
+        if dtype is not None:
+            return astype(filled, dtype)
+        return filled if isbox(filled) else backend_of(filled).asarray(filled, copy=True)  # writable, as NumPy's
     backend = default_backend()
     return backend.full(shape, fill_value, dtype=backend.dtype(dtype))
 
@@ -1186,7 +1208,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=float):
         backend = default_backend()
         return backend.linspace(start, stop, num, endpoint=endpoint, dtype=backend.dtype(dtype))
     backend = backend_of(*ends, op="linspace")
-    t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=ends[0].dtype, device=backend.device(ends[0]))
+    t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=result_type(ends[0]), device=backend.device(ends[0]))
     return add(start, multiply(subtract(stop, start), t))
 
 
@@ -1239,7 +1261,31 @@ def _holds_arrays(obj):
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
-int8, int16, int32, int64, bool_ = _np.int8, _np.int16, _np.int32, _np.int64, _np.bool_
+bool_ = _np.bool_
 
-_imported = {"builtins", "backend_of", "default_backend", "getval", "isbox", "notrace_primitive", "primitive", "wraps"}
+
+def _casting_int_type(int_type):
+    """NumPy's ``int_type`` (a dtype, ``np.int64(x)``), callable on traced values too: the cast reads
+    their value and is not differentiated (autograd's ``wrap_intdtype``). It is a subclass of
+    NumPy's type, so ``dtype=``, ``astype`` and ``numpy.dtype`` take it as NumPy's."""
+
+    def __new__(cls, *args, **kwargs):
+        return int_type(*map(getval, args), **kwargs)
+
+    return type(int_type.__name__, (int_type,), {"__new__": __new__, "__module__": __name__, "__doc__": int_type.__doc__})
+
+
+int8, int16, int32, int64 = map(_casting_int_type, (_np.int8, _np.int16, _np.int32, _np.int64))
+
+_imported = {
+    "builtins",
+    "container",
+    "backend_of",
+    "default_backend",
+    "getval",
+    "isbox",
+    "notrace_primitive",
+    "primitive",
+    "wraps",
+}
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

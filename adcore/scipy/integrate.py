@@ -119,8 +119,9 @@ def odeint(
             "odeint: full_output is not supported (the solver diagnostics are not differentiable); "
             "call scipy.integrate.odeint for them"
         )
-    if not isinstance(args, tuple):
-        raise TypeError(f"odeint: args must be a tuple of func's extra arguments (args=(k,) for one), not {type(args).__name__}")
+    if not isinstance(getval(args), tuple):  # a traced tuple (check_grads over args) holds one
+        given = type(getval(args)).__name__
+        raise TypeError(f"odeint: args must be a tuple of func's extra arguments (args=(k,) for one), not {given}")
     try:
         flat_args, unflatten = flatten(args)
     except TypeError as error:

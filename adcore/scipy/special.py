@@ -128,12 +128,15 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 def floating_dtype(backend, values):
     """The dtype of a result computed on ``backend`` from ``values``: the promoted dtype of its
     floating-point arrays among them (float32 stays float32), or float64 if there are none
-    (integer arrays, Python scalars). NumPy scalars count as NumPy arrays, as NumPy and
-    adcore's vector spaces take them; on other backends they are Python scalars."""
+    (integer arrays, Python scalars), complex128 if one of those is a Python complex. NumPy
+    scalars count as NumPy arrays, as NumPy and adcore's vector spaces take them; on other
+    backends they are Python scalars."""
     dtypes = [
         v.dtype for v in values if array_owner(v) is backend and backend.isdtype(v.dtype, ("real floating", "complex floating"))
     ]
-    return backend.result_type(*dtypes) if dtypes else backend.dtype("float64")
+    if dtypes:
+        return backend.result_type(*dtypes)
+    return backend.dtype("complex128" if any(isinstance(v, complex) for v in values) else "float64")
 
 
 def array_owner(value):

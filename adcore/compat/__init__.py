@@ -1,0 +1,1 @@
+"""Running code written for other automatic-differentiation libraries on adcore (``compat.autograd``)."""

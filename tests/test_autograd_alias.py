@@ -1,0 +1,153 @@
+"""``adcore.compat.autograd``: code written for autograd 1.9.1 runs on adcore through its own imports.
+
+``install()`` maps every module path of autograd to an adcore module (``MODULES``), ahead of an
+installed autograd; ``python -m adcore.compat.autograd SCRIPT [ARGS]`` runs a script that way.
+The fixture ``alias`` installs it for one test and puts ``sys.modules`` back afterwards.
+"""
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import adcore
+import adcore.numpy
+from adcore.compat import autograd as alias
+
+AUTOGRAD_INSTALLED = importlib.util.find_spec("autograd") is not None and alias._finder not in sys.meta_path
+
+
+@pytest.fixture
+def aliased():
+    saved = {name: module for name, module in sys.modules.items() if name == "autograd" or name.startswith("autograd.")}
+    alias.install()
+    yield
+    alias.uninstall()
+    sys.modules.update(saved)
+
+
+@pytest.mark.parametrize("path", sorted(alias.MODULES))
+def test_every_module_path_is_an_adcore_module(path, aliased):
+    module = importlib.import_module(path)
+    assert module is importlib.import_module(alias.MODULES[path])
+    assert module.__spec__.name == alias.MODULES[path]  # the adcore module keeps its own spec
+
+
+def test_autograd_programs_import_adcore(aliased):
+    import autograd.numpy as np
+    import autograd.numpy.random as npr
+    from autograd import dict, grad, isinstance, list, primitive, tuple, type  # noqa: A004
+    from autograd.scipy.stats import norm
+
+    assert np is adcore.numpy and npr is adcore.numpy.random and grad is adcore.grad
+    assert primitive is adcore.core.primitive and norm is importlib.import_module("adcore.scipy.stats.norm")
+    import autograd.core  # served by adcore.compat.autograd_core, leaving adcore.core in place
+
+    assert adcore.core is sys.modules["adcore.core"] and autograd.core.defvjp is adcore.core.defvjp
+    assert (isinstance, type, tuple, list, dict) == (adcore.isinstance, adcore.type, adcore.tuple, adcore.list, adcore.dict)
+    assert grad(lambda x: np.sum(np.tanh(x) ** 2))(numpy.zeros(3)).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_autograd_helpers_that_libraries_import(aliased):
+    """The names beyond NumPy's that libraries written for autograd import."""
+    import autograd.numpy as np
+    from autograd.differential_operators import make_jvp_reversemode
+    from autograd.extend import JVPNode, VJPNode, defvjp, primitive, register_notrace
+    from autograd.numpy.numpy_vjps import unbroadcast_f
+    from autograd.test_util import check_grads, combo_check
+    from autograd.util import func, subvals
+    from autograd.wrap_util import unary_to_nary
+
+    assert func(len) is len and subvals((1, 2, 3), [(0, 5), (2, 6)]) == (5, 2, 6)
+    assert make_jvp_reversemode(lambda x: x**3)(2.0)(1.0) == 12.0
+    assert unary_to_nary is adcore.operators.unary_to_nary
+
+    @primitive
+    def scale(x, y):
+        return x * y
+
+    # the VJP of a broadcast argument summed back to its shape (autograd's unbroadcast_f)
+    defvjp(scale, lambda ans, x, y: unbroadcast_f(x, lambda g: g * y), lambda ans, x, y: unbroadcast_f(y, lambda g: g * x))
+    check_grads(scale, modes=["rev"], order=1)(numpy.ones((2, 3)), numpy.arange(3.0))
+    combo_check(np.sum, [0], modes=["fwd", "rev"])([numpy.ones(3), numpy.ones((2, 3))], axis=[None, 0])
+
+    counted = primitive(lambda x: np.floor(x) * x)
+    register_notrace(VJPNode, counted)
+    register_notrace(JVPNode, counted)
+    assert adcore.grad(lambda x: counted(x) + x)(1.5) == 1.0
+    assert adcore.make_jvp(lambda x: counted(x) + x)(1.5)(1.0)[1] == 1.0
+    with pytest.raises(TypeError, match="trace_type must be VJPNode or JVPNode"):
+        register_notrace(object, counted)
+
+
+def test_install_takes_over_an_imported_autograd_and_uninstall_gives_it_back():
+    code = textwrap.dedent(
+        """
+        import autograd.numpy
+        from adcore.compat.autograd import install, uninstall
+        install(); install()
+        import autograd.numpy as np
+        import adcore.numpy
+        assert np is adcore.numpy
+        uninstall()
+        import autograd.numpy as np
+        assert np is not adcore.numpy and np.__name__ == "autograd.numpy"
+        print("ok")
+        """
+    )
+    if not AUTOGRAD_INSTALLED:
+        pytest.skip("autograd is not installed (pip install autograd): the take-over cannot be shown")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+SCRIPT = """
+import sys
+import autograd.numpy as np
+from autograd import grad
+
+def loss(w):
+    return np.sum(np.log1p(np.exp(-w * np.arange(1.0, 4.0))))
+
+print(__name__, sys.argv[1:], np.__name__)
+print(repr(float(grad(loss)(float(sys.argv[1])))))
+"""
+
+
+def test_running_a_script_under_the_alias(tmp_path):
+    """``python -m adcore.compat.autograd SCRIPT ARGS``: ``sys.argv`` is the script and its arguments,
+    ``__name__`` is ``"__main__"``, and the script's folder is on ``sys.path``, as for ``python SCRIPT``."""
+    script = tmp_path / "program.py"
+    script.write_text(SCRIPT)
+    (tmp_path / "helper.py").write_text("VALUE = 3\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "adcore.compat.autograd", str(script), "0.5", "--flag"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    header, value = result.stdout.splitlines()
+    assert header == "__main__ ['0.5', '--flag'] adcore.numpy"
+    k = numpy.arange(1.0, 4.0)
+    assert float(value) == pytest.approx(float(numpy.sum(-k * numpy.exp(-0.5 * k) / (1 + numpy.exp(-0.5 * k)))), rel=1e-12)
+    module = subprocess.run(
+        [sys.executable, "-m", "adcore.compat.autograd", "-m", "program", "0.5"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert module.returncode == 0, module.stderr
+    assert module.stdout.splitlines()[0] == "__main__ ['0.5'] adcore.numpy"
+
+
+def test_usage_is_printed_without_a_script():
+    result = subprocess.run([sys.executable, "-m", "adcore.compat.autograd"], capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert "usage: python -m adcore.compat.autograd (SCRIPT | -m MODULE) [ARGS]" in result.stdout

@@ -603,7 +603,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     both = anp.concatenate([anp.ravel(a) if assume_unique else unique(a) for a in (ar1, ar2)])
     raw = getval(both)
     library = _Library("setxor1d", raw)
-    order = library.argsort(raw, kind="stable")
+    order = library.backend.argsort(raw, stable=True)  # the standard's: JAX's NumPy-named one refuses kind=
     _, first, counts = library.unique(library.take(raw, order), return_index=True, return_counts=True)
     return take(both, library.take(order, first[counts == 1]))
 

@@ -27,6 +27,7 @@ on Dask the replay builds one lazy graph, computed by the caller.
 """
 
 import builtins
+import functools
 import itertools
 import math
 
@@ -37,10 +38,17 @@ from backends import backend_of
 from .builtins import build_container
 from .core import snapshot_value, snapshots
 
-try:
-    import numexpr
-except ImportError:  # the [jit] extra: without it NumPy programs run unfused
-    numexpr = None
+
+@functools.cache
+def _numexpr():
+    """``numexpr`` (the ``[jit]`` extra; without it NumPy programs run unfused), or None; imported at
+    the first program that could use it, not with adcore (importing it starts its thread pool and
+    sets ``numpy.expm1x``)."""
+    try:
+        import numexpr
+    except ImportError:
+        return None
+    return numexpr
 
 
 class Ref:
@@ -285,7 +293,7 @@ def fuse(instructions, output, kinds):
     chained = set()  # slots computed inside a fused expression, never stored
     for instruction in instructions:
         name = _backend_name(kinds[instruction.out])
-        if instruction.api is None or name not in ("numpy", "cupy") or (name == "numpy" and numexpr is None):
+        if instruction.api is None or name not in ("numpy", "cupy") or (name == "numpy" and _numexpr() is None):
             continue
         fuser = fusers.setdefault(name, Fuser(kinds, name))
         if fuser.fusable(instruction):
@@ -349,7 +357,7 @@ def fused_instruction(root, producers, chained, fuser):
 
 def numexpr_call(source, names, dtypes):
     """``fn(*arrays, out=None)``: ``source`` evaluated by numexpr, one pass over the arrays."""
-    compiled = numexpr.NumExpr(source, signature=[(name, dtype.type) for name, dtype in zip(names, dtypes)])
+    compiled = _numexpr().NumExpr(source, signature=[(name, dtype.type) for name, dtype in zip(names, dtypes)])
 
     def fn(*arrays, out=None):
         return compiled(*arrays, out=out, order="K", casting="safe", ex_uses_vml=False)

@@ -141,7 +141,7 @@ def test_core_imports_no_array_library():
 
 
 def test_import_adcore_loads_no_optional_library():
-    optional = ("cupy", "torch", "jax", "dask", "array_api_strict")
+    optional = ("cupy", "torch", "jax", "dask", "array_api_strict", "numexpr")
     modules = "adcore, adcore.numpy, adcore.scipy, adcore.array_api"
     code = f"import sys, {modules}; print(sorted(m for m in {optional} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -564,9 +564,9 @@ def test_random_programs_replay_as_eager(backend, functions, size, seed):
 
 
 def jit_module_fuse_min():
-    from adcore.jit_program import FUSE_MIN_SIZE, numexpr
+    from adcore.jit_program import FUSE_MIN_SIZE, _numexpr
 
-    return FUSE_MIN_SIZE if numexpr is not None else float("inf")
+    return FUSE_MIN_SIZE if _numexpr() is not None else float("inf")
 
 
 # ---- the benchmarks' jit rows ----

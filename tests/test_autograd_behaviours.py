@@ -204,6 +204,20 @@ def test_where_of_python_values_gives_python_values(condition, x, y, expected):
     assert type(np.where(True, numpy.float32(1.0), 2.0)) is numpy.ndarray
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: np.where(0.5, 1.5),
+        lambda: np.where(numpy.ones(2), numpy.zeros(2)),
+        lambda: np.where(numpy.ones(2), y=numpy.zeros(2)),
+        lambda: np.where(True, y=1.0),
+    ],
+)
+def test_where_with_x_or_y_alone_is_refused_as_in_numpy(call):
+    with pytest.raises(ValueError, match="give both x and y, or neither"):
+        call()
+
+
 # ---- functions that return lists of arrays, through the engine's make_vjp and make_jvp ----
 
 

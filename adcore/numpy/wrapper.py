@@ -271,9 +271,17 @@ def angle(z, deg=False):
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y`` (broadcast together); with ``condition``
     alone, its ``nonzero`` indices (as NumPy's). Of Python numbers and lists alone (no array),
-    the result is Python numbers and lists too, as autograd's ``where`` gives."""
+    the result is Python numbers and lists too, as autograd's ``where`` gives.
+
+    Raises
+    ------
+    ValueError
+        If only one of ``x`` and ``y`` is given (as NumPy).
+    """
+    if (x is None) != (y is None):
+        raise ValueError("where: give both x and y, or neither (then where gives the indices where condition holds)")
     backend = backend_of(condition, x, y, op="where")
-    if x is None and y is None:
+    if x is None:
         return backend.nonzero(condition)
     result = backend.where(condition, x, y)
     if not (_holds_arrays([condition]) or _holds_arrays([x]) or _holds_arrays([y])):

@@ -175,6 +175,12 @@ class Backend:
             return type(product)(0)
         return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
 
+    def multiply_zero_nan_into(self, a, b):
+        """``multiply_zero_nan(a, b)``, written into ``a`` (an array of this library whose shape and dtype
+        the product keeps) where the library can tell without waiting whether ``b`` holds a NaN (NumPy);
+        elsewhere a new array (a lazy or device array would have to be computed to tell)."""
+        return self.multiply_zero_nan(a, b)
+
     def random_normal(self, rng, shape, dtype, device=None):
         """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
         values = rng.standard_normal(shape)

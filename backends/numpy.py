@@ -52,6 +52,12 @@ class NumPyBackend(Backend):
             return product
         return numpy.where(nan & numpy.equal(a, 0), 0, product)[()]
 
+    def multiply_zero_nan_into(self, a, b):
+        if (b != b) if type(b) in (float, int) else numpy.isnan(b).any():
+            return self.multiply_zero_nan(a, b)
+        a *= b
+        return a
+
     read_only_flags = True
 
     def freeze(self, x):

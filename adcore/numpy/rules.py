@@ -251,11 +251,11 @@ def writes_in_place(x, y):
 
 def product_into(g, factor, owned):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
-    the backward pass owns ``g`` and the product keeps its shape and dtype (:func:`writes_in_place`): one
-    buffer fewer for large arrays."""
-    if owned and writes_in_place(g, factor) and not holds_nan(factor):
-        g *= factor
-        return g
+    the backward pass owns ``g``, the product keeps its shape and dtype (:func:`writes_in_place`) and the
+    library can check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer
+    fewer for large arrays."""
+    if owned and writes_in_place(g, factor):
+        return backends.array_backend(g).multiply_zero_nan_into(g, factor)
     return times_partial(g, factor)
 
 
@@ -268,15 +268,6 @@ def times_partial(g, partial):
     if isbox(g) or isbox(partial):
         return anp._times_partial(g, partial)
     return backends.backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
-
-
-def holds_nan(x):
-    """Whether ``x``, a Python number or an array ``writes_in_place`` accepts, holds a NaN (then ``g * x`` is
-    ``anp._times_partial``'s, where a zero in ``g`` times NaN is 0)."""
-    if type(x) in (float, int):
-        return x != x
-    backend = backends.backend_of(x)
-    return bool(backend.any(backend.isnan(x)))
 
 
 def balanced_eq(x, z, y):

@@ -165,7 +165,8 @@ class Backend:
 
     def multiply_zero_nan(self, a, b):
         """``a * b`` broadcast, but 0 where ``a`` is 0 and ``b`` is NaN (where IEEE gives NaN); 0 * inf stays NaN.
-        Either may be a Python scalar (tested in Python: an array made of it would be on the default device)."""
+        Either may be a Python or NumPy scalar (tested in Python: an array made of it would be on the default device)."""
+        a, b = (v.item() if isinstance(v, numpy.generic) else v for v in (a, b))
         product = self.multiply(a, b) if hasattr(a, "shape") or hasattr(b, "shape") else a * b  # the standard refuses two scalars
         masks = [self.isnan(b) if hasattr(b, "shape") else b != b, self.equal(a, 0) if hasattr(a, "shape") else a == 0]
         if not all(m for m in masks if isinstance(m, bool)):

@@ -110,8 +110,8 @@ def _check_differentiable(op, fun_name, argnum, x):
 def _integer_array_as_float(x):
     """``x``, or the integer array ``x`` converted to its library's default floating dtype (float64 for
     NumPy): autograd differentiates integer arrays (``elementwise_grad(f)(np.arange(3))``), and the
-    derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``) and boolean
-    arrays are left to ``_check_differentiable``'s error, as autograd refuses them."""
+    derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``), which autograd
+    refuses, and boolean arrays (masks, not points of a space) are left to ``_check_differentiable``'s error."""
     backend = array_backend(x)
     if backend is None or not backend.isdtype(x.dtype, "integral"):
         return x
@@ -396,7 +396,11 @@ def make_jvp(fun, x):
     >>> float(tangent)
     6.0
     """
-    unchecked_jvp = _make_jvp(_with_checked_output(fun, ANY), x)
+    return _taking_tangents_of(fun, x, _make_jvp(_with_checked_output(fun, ANY), x))
+
+
+def _taking_tangents_of(fun, x, unchecked_jvp):
+    """``unchecked_jvp`` of ``fun`` at ``x``, given only tangents in the space of ``x`` (``_in_space``)."""
     x_vs = vspace(x)
     where = f"{fun.op}: jvp of {fun.__name__}"
 
@@ -412,14 +416,21 @@ def make_jvp_reversemode(fun, x):
     """``jvp(v)``: the derivative of ``fun`` at ``x`` along ``v``, as the VJP of the VJP (which is
     linear in the cotangent, so its own VJP is the JVP): forward mode for functions whose primitives
     have VJP rules only (autograd's ``make_jvp_reversemode``; J. Townsend, "A new trick for
-    calculating Jacobian vector products", 2017). Returns the tangent only, as autograd's does.
+    calculating Jacobian vector products", 2017). Returns the tangent only, as autograd's does; for a
+    returned (nested) tuple, list or dict of arrays, a container of the same structure.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``make_jvp``.
 
     >>> float(make_jvp_reversemode(lambda x: x ** 3)(2.0)(1.0))
     12.0
     """
-    vjp, ans = _make_vjp(fun, x)
-    jvp, _ = _make_vjp(vjp, vspace(ans).zeros())
-    return jvp
+    checked = _with_checked_output(fun, ANY)
+    vjp, _ = _make_vjp(checked, x)
+    reverse_jvp, _ = _make_vjp(vjp, checked.space.zeros())
+    return _taking_tangents_of(fun, x, reverse_jvp)
 
 
 @unary_to_nary
@@ -855,7 +866,10 @@ def multigrad_dict(fun):
             call.arguments.update({name: values[name] for name in names})
             return fun(*call.args, **call.kwargs)
 
-        gradients = _as_step_of("multigrad_dict", _name(fun), grad, of_dict)(dict(bound.arguments))
+        values = {name: _integer_array_as_float(value) for name, value in bound.arguments.items()}
+        for name, value in values.items():
+            _check_differentiable("multigrad_dict", _name(fun), name, value)
+        gradients = _as_step_of("multigrad_dict", _name(fun), grad, of_dict)(values)
         return {name: gradients[name] for name in names}
 
     return gradfun
@@ -879,6 +893,7 @@ def linearize(fun, *primals):
     """``(fun(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the output tangent along ``tangents``,
     reusable for many tangents (each call is one forward pass)."""
     argnums = tuple(range(len(primals)))
+    primals = tuple(_integer_array_as_float(p) for p in primals)  # their tangents are floating
     pushforward = _as_step_of("linearize", _name(fun), make_jvp, fun, argnums)(*primals)
     ans, _ = pushforward(tuple(vspace(p).zeros() for p in primals))
     return ans, lambda *tangents: pushforward(tuple(tangents))[1]

@@ -37,6 +37,19 @@ def test_every_module_path_is_an_adcore_module(path, aliased):
     assert module.__spec__.name == alias.MODULES[path]  # the adcore module keeps its own spec
 
 
+def test_importing_module_paths_leaves_adcore_attributes_in_place(aliased):
+    # the import system sets the parent's attribute named after a module it loads; the parents are adcore
+    # modules (autograd.misc is adcore.misc, whose flatten is the function, as autograd's is)
+    targets = {name: importlib.import_module(target) for name, target in alias.MODULES.items()}
+    before = {name: dict(vars(module)) for name, module in targets.items()}
+    for path in sorted(alias.MODULES):
+        importlib.import_module(path)
+    for name, module in targets.items():
+        changed = {key for key, value in vars(module).items() if key in before[name] and before[name][key] is not value}
+        assert not changed, f"{alias.MODULES[name]}: {sorted(changed)} replaced"
+    assert adcore.misc.flatten is importlib.import_module("adcore.misc.flatten").flatten
+
+
 def test_autograd_programs_import_adcore(aliased):
     import autograd.numpy as np
     import autograd.numpy.random as npr

@@ -13,6 +13,7 @@ import adcore.numpy as np
 from adcore import grad
 from adcore.core import isbox
 from adcore.numpy.passthrough import derivatives_not_implemented
+from adcore.test_util import check_grads
 from specs import OTHER_BACKENDS, P, R, U, cases, spec_tests
 
 POSITIVE = (0.5, 1.5)
@@ -417,3 +418,17 @@ def test_numpy_types_and_constants_are_numpys():
     assert np.finfo(numpy.ones(2, numpy.float32)).bits == 32
     with np.errstate(divide="ignore"):
         assert np.divide(1.0, 0.0) == numpy.inf
+
+
+def test_reductions_over_axis_0_or_minus_1_of_a_0d_array(backend):
+    # NumPy, array_api_strict and torch take them (make_ggnvp's default g sums a scalar output over axis
+    # -1); the VJP took the axis modulo ndim 0. JAX and Dask refuse them.
+    def f(x):
+        return np.sum(x, axis=-1) * np.prod(x, axis=0) + np.max(x, axis=-1)
+
+    x = backend.asarray(0.7)
+    try:
+        f(x)
+    except (ValueError, IndexError) as error:
+        pytest.skip(f"the library refuses it: {error}")
+    check_grads(f, modes=("fwd", "rev"), order=2)(x)

@@ -177,19 +177,21 @@ def test_grad_of_a_trailing_comma_was_silently_zero():
 
 def _call(name, fun, x):
     """``name``'s operator applied to ``fun`` (called ``loss``) at ``x``, through to a value."""
-    v = x * 0.0 + 1.0
+    v = numpy.ones(numpy.shape(x))
     calls = {
         **NEEDS_A_SCALAR,
         **NEEDS_AN_ARRAY,
+        "hvp": lambda fun, x: operators.hvp(fun)(x, v),
         "hessian_tensor_product": lambda fun, x: operators.hessian_tensor_product(fun)(x, v),
         "hessian_vector_product": lambda fun, x: operators.hessian_vector_product(fun)(x, v),
         "vector_jacobian_product": lambda fun, x: operators.vector_jacobian_product(fun)(x, 1.0),
         "make_vjp": lambda fun, x: operators.make_vjp(fun)(x),
         "make_jvp": lambda fun, x: operators.make_jvp(fun)(x)(v),
+        "make_jvp_reversemode": lambda fun, x: operators.make_jvp_reversemode(fun)(x)(v),
         "deriv": lambda fun, x: operators.deriv(fun)(x),
         "vjp": lambda fun, x: operators.vjp(fun, x),
         "jvp": lambda fun, x: operators.jvp(fun, (x,), (v,)),
-        "linearize": lambda fun, x: operators.linearize(fun, x),
+        "linearize": lambda fun, x: operators.linearize(fun, x)[1](v),
         "make_ggnvp": lambda fun, x: operators.make_ggnvp(fun)(x)(v),
         "checkpoint": lambda fun, x: operators.grad(lambda x: np.sum(operators.checkpoint(fun)(x)[0]))(x),
     }
@@ -197,7 +199,7 @@ def _call(name, fun, x):
 
 
 #: the operators whose function may return a container (the others refuse one)
-TAKE_CONTAINERS = {"make_vjp", "make_jvp", "deriv", "vjp", "jvp", "linearize", "checkpoint", "make_ggnvp"}
+TAKE_CONTAINERS = {"make_vjp", "make_jvp", "make_jvp_reversemode", "deriv", "vjp", "jvp", "linearize", "checkpoint", "make_ggnvp"}
 
 
 def _expected_name(name):
@@ -225,15 +227,49 @@ def test_every_operator_names_itself_for_a_function_not_callable(name):
     _assert_names(error, name, function_name="int 3")
 
 
+def _values(result, v):
+    """The arrays of what an operator returned, a function returned (``make_vjp``'s, ``make_hvp``'s)
+    taken at ``v``, as NumPy arrays."""
+    if callable(result):
+        return _values(result(v), v)
+    if isinstance(result, (tuple, list, dict)):
+        return [leaf for item in (result.values() if isinstance(result, dict) else result) for leaf in _values(item, v)]
+    return [numpy.asarray(result)]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
 @pytest.mark.parametrize("name", sorted(set(operators.__all__) - {"checkpoint"}))
-def test_every_operator_names_itself_and_the_function_for_an_integer_argument(name):
+def test_every_operator_differentiates_an_integer_array_in_the_default_float_dtype(name, dtype):
+    # issue 12: as autograd, an integer array is differentiated (elementwise_grad(f)(np.arange(3))); the
+    # derivative is that at the same values in float64, NumPy's default floating dtype (complex128 for holomorphic_grad)
+    def loss(x):
+        return np.sum(np.sin(x) * x)
+
+    v = numpy.ones(2) if name == "make_hvp" else 1.0  # make_hvp's hvp takes a tangent, make_vjp's vjp a cotangent
+    got = _values(_call(name, loss, numpy.arange(1, 3, dtype=dtype)), v)
+    expected = _values(_call(name, loss, numpy.arange(1.0, 3.0)), v)
+    assert len(got) == len(expected) and any(e.dtype in (numpy.float64, numpy.complex128) for e in expected)
+    for a, e in zip(got, expected):
+        assert a.dtype == e.dtype and a.shape == e.shape
+        numpy.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [3, numpy.int64(3), numpy.array([True, False]), "text", None],
+    ids=["int", "numpy_int64", "bool_array", "str", "None"],
+)
+@pytest.mark.parametrize("name", sorted(set(operators.__all__) - {"checkpoint"}))
+def test_every_operator_names_itself_and_the_function_for_an_argument_it_cannot_differentiate(name, argument):
+    # integer scalars (write 3.0; autograd refuses them too), boolean masks, and values of no vector space
     def loss(x):
         return np.sum(x**2)
 
     with pytest.raises(TypeError) as error:
-        _call(name, loss, numpy.arange(2))
+        _call(name, loss, argument)
     _assert_names(error, name)
-    assert "argument 0 of loss" in str(error.value)
+    where = "argument x of loss" if name == "multigrad_dict" else "argument 0 of loss"
+    assert where in str(error.value) and "differentiated" in str(error.value), str(error.value)
 
 
 @pytest.mark.parametrize("output", [None, "text"])

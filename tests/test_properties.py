@@ -294,6 +294,8 @@ def _derivatives_through(name, f, x, u, v, backend):
     if name == "make_jvp":
         value, tangent = operators.make_jvp(f)(x)(v)
         return flat(value), flat(tangent)
+    if name == "make_jvp_reversemode":  # the tangent only, as autograd's
+        return None, flat(operators.make_jvp_reversemode(f)(x)(v))
     if name == "jvp":
         value, tangent = operators.jvp(f, (x,), (v,))
         return flat(value), flat(tangent)
@@ -322,7 +324,7 @@ def _expected(name, jacobian, flat_u, flat_v, u):
     """``J^T u``, ``J v``, ``J 1``, ``J^T w`` (checkpoint's weights) or ``J^T J v`` (Gauss-Newton)."""
     if name in ("make_vjp", "vjp"):
         return flat_u @ jacobian
-    if name in ("make_jvp", "jvp", "linearize"):
+    if name in ("make_jvp", "make_jvp_reversemode", "jvp", "linearize"):
         return jacobian @ flat_v
     if name == "deriv":
         return jacobian @ numpy.ones(jacobian.shape[1])

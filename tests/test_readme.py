@@ -1,8 +1,10 @@
-"""README's claims, checked: its Python examples run, its shell commands install extras that exist and
-CI runs its test command, its backend table lists exactly the gaps of ``KNOWN_FAILURES``, the test
-runs it quotes are the last recorded ones (``tests/last_runs.json``, written by ``--record-run``), and
-its prose quotes no other run's time."""
+"""README's claims, checked: its Python examples run, its shell commands install extras that exist, CI
+runs its test command and the adcore modules it runs programs with exist, its backend table lists
+exactly the gaps of ``KNOWN_FAILURES``, the test runs it quotes are the last recorded ones
+(``tests/last_runs.json``, written by ``--record-run``), and its prose quotes no other run's time."""
 
+import importlib
+import importlib.util
 import json
 import os
 import re
@@ -53,11 +55,14 @@ def test_shell_blocks_name_extras_that_exist_and_ci_runs_the_test_command():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     for block in code_blocks("sh"):
         for line in block.strip().splitlines():
-            for command in (part.strip() for part in line.split("&&")):
+            for command in (part.strip() for part in line.partition("#")[0].split("&&")):
                 if command.startswith("python -m benchmarks"):
                     parse_args(command.split()[3:])
                 elif command.startswith("python -m pytest"):
                     assert line in ci, f"CI (.ci/run) does not run README's test command {line!r}"
+                elif command.startswith("python -m adcore."):  # a program run through one of adcore's modules
+                    module = command.split()[2]
+                    assert importlib.util.find_spec(module) and callable(importlib.import_module(module).main), command
                 else:
                     assert re.fullmatch(r'python -m pip install -e "\.\[\w+\]"', command), command
 

@@ -70,6 +70,11 @@ MODULES = {
     "autograd.wrap_util": "adcore.compat.autograd_util",
 }
 
+#: The module paths whose last name is an attribute of the parent's adcore module that is not that module
+#: (``adcore.core``; the function ``adcore.misc.flatten``, as ``autograd.misc.flatten`` is after
+#: ``import autograd.misc.flatten``): :func:`install` registers them rather than leaving them to the finder.
+SHADOWING = ("autograd.core", "autograd.misc.flatten")
+
 
 class _AliasLoader(importlib.abc.Loader):
     """Gives the adcore module itself (not a copy), so ``autograd.numpy is adcore.numpy``."""
@@ -113,9 +118,10 @@ def install():
     for name in [name for name in sys.modules if name == "autograd" or name.startswith("autograd.")]:
         del sys.modules[name]
     sys.meta_path.insert(0, _finder)
-    # Imported here, not by the finder: importing autograd.core would set the attribute ``core`` of
-    # its parent, adcore itself, to this module (in place of adcore.core).
-    sys.modules["autograd.core"] = importlib.import_module(MODULES["autograd.core"])
+    # Imported here, not by the finder: the import system sets the attribute of the parent named after a
+    # module it loads, and the parent is an adcore module (importing autograd.core would replace adcore.core).
+    for name in SHADOWING:
+        sys.modules[name] = importlib.import_module(MODULES[name])
 
 
 def uninstall():

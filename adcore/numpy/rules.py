@@ -501,7 +501,7 @@ def expand_reduced(g, x_shape, axis, keepdims, batch=0):
     batch_shape = anp.shape(g)[:batch]
     if not keepdims and (axis is not None or batch):
         axes = range(len(x_shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
-        reduced = {a % len(x_shape) for a in axes}
+        reduced = {a % len(x_shape) for a in axes} if x_shape else set()  # NumPy takes axis 0 or -1 of a 0-d array
         g = anp.reshape(g, batch_shape + tuple(1 if i in reduced else n for i, n in enumerate(x_shape)))
     return anp.broadcast_to(g, batch_shape + x_shape)
 

@@ -229,6 +229,30 @@ def test_getitem_mixed_index_follows_numpy(backend, kind):
     check_grads(lambda x: x[index] ** 2)(x)
 
 
+#: functions joining a real array ``x`` and an array ``z`` of another dtype, whose output has their promoted dtype
+JOINS = {
+    "concatenate": lambda x, z: np.concatenate([x, z, x], axis=1),
+    "concatenate_flat": lambda x, z: np.concatenate([z, x], axis=None),
+    "stack": lambda x, z: np.stack([x, z], axis=-1),
+    "vstack": lambda x, z: np.vstack([z, x]),
+    "array": lambda x, z: np.array([x, z]),
+}
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "complex128"), ("float32", "complex64"), ("float32", "float64")])
+@pytest.mark.parametrize("join", JOINS)
+def test_joined_arrays_of_two_dtypes_get_cotangents_of_their_own(backend, join, dtypes):
+    """Beside a complex array a real one's cotangent is the real part of its piece, beside a float64 one
+    a float32 one's is float32 (``check_grads`` checks each rule's output dtype), in both modes, to order 2;
+    with the other array a constant too, as in a real and a complex output of one function flattened together."""
+    rng = numpy.random.default_rng(0)
+    x = backend.asarray(rng.uniform(-2.0, 2.0, (2, 3)), dtypes[0])
+    z_data = rng.uniform(-2.0, 2.0, (2, 3)) + (1j * rng.uniform(-2.0, 2.0, (2, 3)) if dtypes[1].startswith("complex") else 0.0)
+    z = backend.asarray(z_data, dtypes[1])
+    check_grads(JOINS[join], (0, 1))(x, z)
+    check_grads(JOINS[join])(x, z)
+
+
 def test_prod_gradient_with_zero_entries(backend):
     g = grad(lambda x: np.prod(x))(backend.asarray([2.0, 0.0, 3.0]))
     numpy.testing.assert_array_equal(backend.to_numpy(g), [0.0, 6.0, 0.0])

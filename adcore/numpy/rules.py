@@ -766,16 +766,19 @@ def_batch_safe_vjp(anp.reshape, anp.transpose, anp.broadcast_to)
 
 
 def grad_concatenate(argnum, ans, args, kwargs):
+    """The argument's piece of ``g``, in its dtype (:func:`unbroadcast`): the output has the promoted
+    dtype of all the arrays, so a real argument beside a complex one keeps the real part of its piece,
+    and a float32 one beside a float64 one is given float32."""
     axis, arrays = args[0], args[1:]
+    x = arrays[argnum - 1]
     if axis is None:
-        sizes = [anp.size(a) for a in arrays]
-        start = sum(sizes[: argnum - 1])
-        x_shape = anp.shape(arrays[argnum - 1])
-        return lambda g: anp.reshape(g[..., start : start + sizes[argnum - 1]], anp.shape(g)[: batch_ndim()] + x_shape)
+        start = sum(anp.size(a) for a in arrays[: argnum - 1])
+        stop, x_shape = start + anp.size(x), anp.shape(x)
+        return unbroadcast_f(x, lambda g: anp.reshape(g[..., start:stop], anp.shape(g)[: batch_ndim()] + x_shape))
     start = sum(anp.shape(a)[axis] for a in arrays[: argnum - 1])
-    stop = start + anp.shape(arrays[argnum - 1])[axis]
+    stop = start + anp.shape(x)[axis]
     index = (slice(None),) * (axis % anp.ndim(ans)) + (slice(start, stop), ...)
-    return lambda g: g[(slice(None),) * batch_ndim() + index]
+    return unbroadcast_f(x, lambda g: g[(slice(None),) * batch_ndim() + index])
 
 
 def jvp_concatenate(argnums, gs, ans, args, kwargs):

@@ -250,11 +250,16 @@ def fused_expression(api, operands, c=False):
         return f"({operands[0]} * {operands[0]})"
     if api == "where" and c:
         return f"({operands[0]} ? {operands[1]} : {operands[2]})"
+    if api == "multiply_zero_nan":  # Backend.multiply_zero_nan: g * partial, but 0 where g is 0 and partial NaN
+        g, partial = operands
+        if c:
+            return f"(({g} == 0 && {partial} != {partial}) ? 0.0 : {g} * {partial})"
+        return f"where(({g} == 0) & ({partial} != {partial}), 0.0, {g} * {partial})"
     return EXPRESSIONS[api].format(*operands)
 
 
 def fusable_api(api, backend_name):
-    return api in EXPRESSIONS or api in ("pow", "square") or (backend_name == "cupy" and api in FUNCTIONS)
+    return api in EXPRESSIONS or api in ("pow", "square", "multiply_zero_nan") or (backend_name == "cupy" and api in FUNCTIONS)
 
 
 class Fuser:
@@ -281,6 +286,8 @@ class Fuser:
         if type(arg) is Ref:
             kind = self.kinds[arg.slot]
             return (self.is_array(kind) or kind[0] is _np.float64) and str(kind[2]) in ("float64", "bool")
+        if type(arg) is _np.ndarray:  # a constant array (the seed's broadcast cotangent), read as it is
+            return arg.dtype == _np.float64
         return type(arg) in (float, int, bool, _np.float64) and (type(arg) is not float or math.isfinite(arg))
 
 
@@ -337,7 +344,7 @@ def fused_instruction(root, producers, chained, fuser):
         for arg in instruction.args:
             if type(arg) is Ref and arg.slot in chained:
                 operands.append(expression(producers[arg.slot]))
-            elif type(arg) is Ref or type(arg) is _np.float64:
+            elif type(arg) in (Ref, _np.float64, _np.ndarray):
                 operands.append(leaf(arg))
             elif type(arg) is bool:
                 operands.append(str(arg).lower() if c else str(arg))

@@ -24,6 +24,7 @@ __all__ = [
     "available",
     "backend_of",
     "default_backend",
+    "forget_on_change",
     "get_backend",
     "recording_paused",
     "register_traced_type",
@@ -34,8 +35,42 @@ __all__ = [
 NAMES = ("numpy", "cupy", "array_api_strict", "torch", "jax", "dask")
 
 _loaded = {}
-_by_type = {}
 _UNSEEN = object()
+
+
+class _TypeRegistry(dict):
+    """``type -> backend`` (None: not an array of any backend), filled on first sight of a type. When the
+    entry of a type already seen changes or goes (a backend standing in for another, as the tests do), the
+    caches derived from it forget that type (``forget_on_change``); lookups are those of a ``dict``."""
+
+    __slots__ = ("forgetters",)
+
+    def __init__(self):
+        super().__init__()
+        self.forgetters = []
+
+    def __setitem__(self, value_type, backend):
+        if value_type in self:
+            self._forget(value_type)
+        super().__setitem__(value_type, backend)
+
+    def __delitem__(self, value_type):
+        super().__delitem__(value_type)
+        self._forget(value_type)
+
+    def _forget(self, value_type):
+        for forget in self.forgetters:
+            forget(value_type)
+
+
+_by_type = _TypeRegistry()
+
+
+def forget_on_change(forget):
+    """Call ``forget(value_type)`` whenever the backend registered for ``value_type`` changes or is
+    removed, so that a cache keyed on array types (snapshot and freeze functions, mutability) never
+    serves a backend that no longer serves that type."""
+    _by_type.forgetters.append(forget)
 
 
 def get_backend(name):

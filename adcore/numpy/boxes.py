@@ -2,9 +2,10 @@
 
 import numpy as _np
 
-from backends import array_backend, backend_of, register_traced_type
+from backends import array_backend, backend_of, forget_on_change, register_traced_type
 
 from ..core import Box, freezers, getval, isbox, snapshots
+from ..core.reverse import immutable_types
 from . import signatures as np_signatures
 from . import wrapper as anp
 from .arrays import compress
@@ -273,6 +274,17 @@ def _backend_method(name, flag):
 
 snapshots.resolvers.append(_backend_method("snapshot", "mutable_arrays"))
 freezers.resolvers.append(_backend_method("freeze", "read_only_flags"))
+
+
+def _forget_backend_of(value_type):
+    """Drop what the core's caches found from the former backend of ``value_type`` (its snapshot and freeze
+    methods, that it needs neither), when the registry of array types changes (``forget_on_change``)."""
+    snapshots.pop(value_type, None)
+    freezers.pop(value_type, None)
+    immutable_types.discard(value_type)
+
+
+forget_on_change(_forget_backend_of)
 
 
 def foreign_function_message(library, name):

@@ -230,6 +230,7 @@ def cotangent_of(x, g):
 
 #: array type -> whether ``x += y`` writes into ``x`` (an array of a library whose arrays are mutable)
 _mutable_types = {}
+backends.forget_on_change(lambda value_type: _mutable_types.pop(value_type, None))
 
 
 def writes_in_place(x, y):

@@ -160,6 +160,9 @@ def _times_partial(g, partial):
     return backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
 
 
+_times_partial.fun.api_name = "multiply_zero_nan"  # adcore.jit calls the backend's method directly, and fuses it
+
+
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
 
 _LN2 = float(_np.log(2.0))

@@ -172,6 +172,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "full(*backends): only in the full run (--full); with names, only on those backends")
     config.addinivalue_line("markers", "grid(line, shape, dtype): a spec-table case's place in its grid (tests/specs.py)")
+    config.addinivalue_line("markers", "spread(line): a case the default run keeps on every third backend only (by line)")
     if config.getoption("--full"):
         os.environ.setdefault("HYPOTHESIS_PROFILE", "full")
 
@@ -190,11 +191,16 @@ def in_default_run(item, case):
     dtype per line and backend: with ``r`` the line's index plus the backend's
     in ``TEST_BACKENDS``, shape ``r mod shapes`` and dtype ``r mod dtypes`` (on
     numpy the first dtype), so that the backends together cover the shapes and
-    dtypes, and every line runs on every backend.
+    dtypes, and every line runs on every backend. A case marked ``spread(line)`` (a
+    costly check repeated over the spec table) is kept on the backends whose index
+    in ``TEST_BACKENDS`` plus ``line`` is a multiple of 3.
     """
     full = item.get_closest_marker("full")
     if full is not None and (not full.args or (case is not None and case.name in full.args)):
         return False
+    spread = item.get_closest_marker("spread")
+    if spread is not None and case is not None:
+        return (spread.kwargs["line"] + TEST_BACKENDS.index(case)) % 3 == 0
     grid = item.get_closest_marker("grid")
     if grid is None or case is None:
         return True

@@ -29,10 +29,10 @@ import test_scipy_signal_integrate
 import test_scipy_special
 import test_scipy_stats
 import test_selection
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_autograd_programs import gaussian_process_log_marginal_likelihood
-from test_properties import BROADCASTING, ELEMENTWISE, PROPERTY_BACKENDS
+from test_properties import BROADCASTING, ELEMENTWISE, PROFILE, PROPERTY_BACKENDS
 
 import adcore
 import adcore.numpy as np
@@ -54,7 +54,11 @@ SPEC_TABLES = {
     "scipy_stats": test_scipy_stats.SPECS,
     "selection": test_selection.SPECS,
 }
-SPECS = [pytest.param(spec, id=f"{table}-{spec.name}") for table, specs in SPEC_TABLES.items() for spec in specs]
+#: every line on every backend in the full run; in the default run each line on every third backend (``spread``)
+SPECS = [
+    pytest.param(spec, id=f"{table}-{spec.name}", marks=pytest.mark.spread(line=line))
+    for line, (table, spec) in enumerate((table, spec) for table, specs in SPEC_TABLES.items() for spec in specs)
+]
 
 #: Spec lines whose course depends on values: jit refuses them, saying why.
 SHAPE = "a shape that depends on traced values"
@@ -526,9 +530,7 @@ def test_python_values_of_the_signature_are_allowed():
 
 UNARY = sorted(name for name, spec in ELEMENTWISE.items() if spec.dtypes[0] == "float64")
 BINARY = sorted(name for name, spec in BROADCASTING.items() if spec.dtypes[0] == "float64")
-PROGRAM_SETTINGS = settings(
-    max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+PROGRAM_SETTINGS = PROFILE  # test_properties' hypothesis profile: 4 programs in the default run, 25 in the full run
 
 
 @st.composite

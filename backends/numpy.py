@@ -47,13 +47,12 @@ class NumPyBackend(Backend):
         product = self.multiply(a, b)
         if type(b) in _FLOAT_SCALARS and type(a) in _FLOAT_SCALARS:  # two scalars: no array operations
             return product if b == b or a != 0 else type(product)(0)
-        nan = numpy.isnan(b)
-        if not nan.any():  # the common case costs one pass over b (the arrays are on the host: no device to wait for)
+        if not holds_nan(b):  # the common case: one pass over b, no array made
             return product
-        return numpy.where(nan & numpy.equal(a, 0), 0, product)[()]
+        return numpy.where(numpy.isnan(b) & numpy.equal(a, 0), 0, product)[()]
 
     def multiply_zero_nan_into(self, a, b):
-        if (b != b) if type(b) in (float, int) else numpy.isnan(b).any():
+        if holds_nan(b):
             return self.multiply_zero_nan(a, b)
         a *= b
         return a
@@ -129,6 +128,18 @@ def float64_scalars_by_operator(ufunc, scalar_operator):
 
     call.__name__ = ufunc.__name__
     return call
+
+
+def holds_nan(x):
+    """Whether ``x`` (a NumPy array or scalar, or a Python number) holds a NaN, without making an array:
+    ``minimum`` propagates a NaN (of either part of a complex number), so the smallest entry is NaN exactly
+    when one is, and the reduction neither overflows nor warns (a sum is NaN for inf + -inf, and warns)."""
+    if type(x) in (float, int, complex):
+        return x != x
+    if not getattr(x, "size", 1):
+        return False
+    smallest = numpy.minimum.reduce(x, axis=None)
+    return smallest != smallest
 
 
 _held = {}  # id -> array: the arrays whose flag ``freeze`` cleared and no ``thaw`` has set back

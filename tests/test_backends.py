@@ -289,3 +289,52 @@ def test_caches_keyed_on_array_types_follow_the_registry(monkeypatch):
         adcore.make_vjp(lambda x: np.sum(np.multiply(x, x)))(x)
         assert snapshots.find(x).__self__ is stand_in and freezers.find(x).__self__ is stand_in
     assert snapshots.find(x).__self__ is numpy_backend and freezers.find(x).__self__ is numpy_backend
+
+
+NAN, INF = numpy.nan, numpy.inf
+
+#: (a, b, dtypes) for ``multiply_zero_nan(a, b)``
+ZERO_NAN_CASES = [
+    ([0.0, 0.0, 2.0, 0.0], [NAN, 1.0, NAN, INF], ("float64", "float32")),  # 0 * NaN only is 0; 0 * inf stays NaN
+    ([0.0, 1.0, 0.0], [INF, -INF, 2.0], ("float64", "float32")),  # inf and -inf, no NaN: IEEE's product
+    ([NAN, 0.0, 3.0], [0.0, 2.0, 1.0], ("float64", "float32")),  # a NaN in a stays NaN
+    ([0.0, 2.0, 0.0], [complex(NAN, 1.0), complex(1.0, NAN), 1j], ("complex128",)),  # either part NaN is NaN
+    ([[0.0, 1.0], [0.0, 0.0]], [[1.0, NAN], [NAN, 2.0]], ("float64",)),
+    (0.0, NAN, ("float64", "float32")),
+    (0.0, 3.0, ("float64",)),
+    ([], [], ("float64",)),
+]
+
+
+@pytest.mark.parametrize("a, b, dtype", [(a, b, dtype) for a, b, dtypes in ZERO_NAN_CASES for dtype in dtypes])
+def test_multiply_zero_nan_is_zero_only_where_a_is_zero_and_b_nan(backend, a, b, dtype):
+    """``Backend.multiply_zero_nan(a, b)`` (the chain rule's product in every elementwise rule) and its in-place
+    form, on arrays of any shape, 0-d and empty included: IEEE's ``a * b``, but 0 where ``a`` is 0 and ``b`` NaN."""
+    x, y = numpy.asarray(a, dtype), numpy.asarray(b, dtype)
+    with numpy.errstate(invalid="ignore"):
+        expected = numpy.where((x == 0) & numpy.isnan(y), 0, x * y)
+    for into in (False, True):
+        x, y = backend.asarray(a, dtype), backend.asarray(b, dtype)
+        product = backend.backend.multiply_zero_nan_into(x, y) if into else backend.backend.multiply_zero_nan(x, y)
+        numpy.testing.assert_array_equal(backend.to_numpy(product), expected, err_msg=f"into={into}")
+
+
+@pytest.mark.parametrize(
+    "b", [numpy.array([1, 2]), numpy.array([True, False]), numpy.float32(NAN), 2, NAN, 1j, numpy.zeros((0, 3))]
+)
+def test_multiply_zero_nan_takes_integers_booleans_and_scalars(b):
+    """The NumPy backend's test for NaN (one reduction, no array made) on integer and boolean arrays, NumPy and
+    Python scalars and empty arrays, in the chain rule's product on scalars (``times_partial``) too."""
+    from adcore.numpy.rules import times_partial
+
+    numpy_backend = backends.get_backend("numpy")
+    zeros = numpy.zeros(numpy.shape(b))
+    with numpy.errstate(invalid="ignore"):
+        expected = numpy.where(numpy.isnan(b), 0.0, zeros * b)
+    numpy.testing.assert_array_equal(numpy_backend.multiply_zero_nan(zeros, b), expected)
+    numpy.testing.assert_array_equal(numpy_backend.multiply_zero_nan_into(zeros.astype(numpy.result_type(zeros, b)), b), expected)
+    for zero in (0.0, numpy.float64(0.0)):
+        assert times_partial(zero, b if numpy.ndim(b) == 0 else zero) == 0
+    assert type(times_partial(numpy.float64(0.0), NAN)) is numpy.float64
+    with numpy.errstate(invalid="ignore"):
+        assert numpy.isnan(times_partial(numpy.float64(0.0), INF)) and numpy.isnan(times_partial(numpy.float64(NAN), 1.0))

@@ -147,11 +147,13 @@ def defvjp_elementwise(fun, *vjps):
     """Reverse rules of an elementwise function: ``vjps[i](g, ans, *args)`` is the cotangent of
     argument ``i`` in the output's space; broadcasting is then undone where the argument was broadcast
     (:func:`cotangent_of`). The node keeps the arguments, and the output only where a rule of a
-    differentiated argument reads it (:func:`reads_parameter`)."""
+    differentiated argument reads it (:func:`reads_parameter`). A rule that gives back ``g`` itself (``add``'s)
+    for one argument passes on the backward pass's ownership of ``g`` (:func:`~adcore.core.reverse.local_vjp`)."""
 
     def vjp(g, owned, ans, args, kwargs, argnums):
         if len(argnums) == 1:
-            return (cotangent_of(args[argnums[0]], vjps[argnums[0]](g, ans, *args)),), False
+            cotangent = cotangent_of(args[argnums[0]], vjps[argnums[0]](g, ans, *args))
+            return (cotangent,), owned and cotangent is g
         return tuple(cotangent_of(args[i], vjps[i](g, ans, *args)) for i in argnums), False
 
     readers = [argnum for argnum, rule in enumerate(vjps) if reads_parameter(rule, 1)]
@@ -263,9 +265,11 @@ def product_into(g, factor, owned):
 def times_partial(g, partial):
     """``anp._times_partial(g, partial)``, the chain rule's product in an elementwise rule, called
     straight on the backend where neither is traced (a first-order derivative: no primitive call),
-    and in Python for two Python floats."""
-    if type(g) is float and type(partial) is float:
-        return g * partial if partial == partial or g != 0 else 0.0
+    and in Python for two float scalars (Python's, or NumPy's ``float64``, a subclass: the product is
+    NumPy's then, as the ufunc's)."""
+    if isinstance(g, float) and isinstance(partial, float):
+        product = g * partial
+        return product if partial == partial or g != 0 else type(product)(0)
     if isbox(g) or isbox(partial):
         return anp._times_partial(g, partial)
     return backends.backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)

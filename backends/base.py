@@ -176,6 +176,14 @@ class Backend:
             return type(product)(0)
         return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
 
+    def sech_squared(self, x):
+        """``1 / cosh(x)**2`` of real ``x`` (the derivative of ``tanh``), as ``4u / (1 + u)**2`` with
+        ``u = exp(-2|x|)``: ``u`` is in [0, 1], so nothing overflows (``cosh`` does beyond |x| = 710), both
+        tails keep full precision (``1 - tanh(x)**2`` is 0 once ``tanh`` rounds to 1), and one exponential
+        costs less than ``cosh``. A Python or NumPy scalar gives a 0-d array (or NumPy scalar)."""
+        u = self.exp(self.multiply(self.abs(x), -2.0))
+        return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
+
     def multiply_zero_nan_into(self, a, b):
         """``multiply_zero_nan(a, b)``, written into ``a`` (an array of this library whose shape and dtype
         the product keeps) where the library can tell without waiting whether ``b`` holds a NaN (NumPy);

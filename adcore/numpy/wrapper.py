@@ -163,6 +163,13 @@ def _times_partial(g, partial):
 _times_partial.fun.api_name = "multiply_zero_nan"  # adcore.jit calls the backend's method directly, and fuses it
 
 
+@primitive
+def _sech_squared(x):
+    """``1 / cosh(x)**2`` for real ``x``: the derivative of ``tanh``, one primitive (``Backend.sech_squared``:
+    one exponential, full precision in both tails)."""
+    return backend_of(x, op="tanh").sech_squared(x)
+
+
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
 
 _LN2 = float(_np.log(2.0))

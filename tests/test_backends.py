@@ -306,6 +306,7 @@ ZERO_NAN_CASES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # 0 * inf is NaN, IEEE's invalid operation
 @pytest.mark.parametrize("a, b, dtype", [(a, b, dtype) for a, b, dtypes in ZERO_NAN_CASES for dtype in dtypes])
 def test_multiply_zero_nan_is_zero_only_where_a_is_zero_and_b_nan(backend, a, b, dtype):
     """``Backend.multiply_zero_nan(a, b)`` (the chain rule's product in every elementwise rule) and its in-place

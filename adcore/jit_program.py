@@ -33,7 +33,6 @@ on Dask the replay builds one lazy graph, computed by the caller.
 """
 
 import builtins
-import copy
 import functools
 import itertools
 import math
@@ -823,8 +822,10 @@ def build_program(recording, n_inputs, template):
     instructions = forward_container_items(recording.instructions, template, kinds)
     instructions = remove_dead(instructions, template)
     instructions = simplify(instructions, template, kinds)
-    masked = [copy.copy(instruction) for instruction in instructions]
-    instructions, checked = defer_nan_masks(instructions, template, kinds)
+    masked = instructions
+    instructions, checked = defer_nan_masks(masked, template, kinds)
+    if checked:  # the compilation below changes the instructions it optimises
+        masked = [Instruction(i.fn, i.args, i.kwargs, i.out, i.api, i.inplace) for i in masked]
     name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
     fallback = None
     if checked:

@@ -4,21 +4,27 @@ A recording (``adcore.jit``) gives the calls in the order they ran, each as an
 :class:`Instruction` whose arguments are :class:`Ref` (a slot: an input or the
 result of an earlier call) or constants. :func:`build_program` then
 
-1. removes the calls whose results reach no output (``remove_dead``: the
+1. reads the items of containers the program built directly (``forward_container_items``):
+   the backward pass of a function of a list of parameters adds, per item read, a container
+   of zeros holding that item's cotangent; the program keeps the cotangents and no zeros;
+2. removes the calls whose results reach no output (``remove_dead``: the
    discarded gradient of a Hessian-vector product, a value's forward pass under
    ``grad``);
-2. replaces constant arrays that repeat one value by that value, and drops
+3. replaces constant arrays that repeat one value by that value, and drops
    products by one (``simplify``: the cotangent a sum hands back is a broadcast
-   of ones);
-3. fuses chains of elementwise arithmetic into one pass (``fuse``): ``numexpr``
+   of ones); a NaN-safe product of the chain rule by a constant is a plain one;
+4. makes the chain rule's NaN-safe products plain products where their NaN would reach an
+   output, which the program checks once (``defer_nan_masks``; on a NaN it returns the
+   masked program's result);
+5. fuses chains of elementwise arithmetic into one pass (``fuse``): ``numexpr``
    on NumPy arrays (if installed: the ``[jit]`` extra), an ``ElementwiseKernel``
    on CuPy arrays; a value used once, by the next call of the chain, is never
    written to memory;
-4. plans buffers on NumPy (``plan_buffers``): an elementwise call writes its
+6. plans buffers on NumPy (``plan_buffers``): an elementwise call writes its
    result into an argument that dies with it (in place) or into a dead buffer of
    the same shape and dtype, so a long program allocates a few arrays, not one per
    call; other arrays are released at their last use;
-5. writes the calls as the lines of a Python function and compiles it
+7. writes the calls as the lines of a Python function and compiles it
    (``write_functions``; a long program as a chain of functions): functions and
    constants are globals of that function, numbers are literals.
 
@@ -35,7 +41,7 @@ import numpy as _np
 
 from backends import backend_of
 
-from .builtins import build_container
+from .builtins import build_container, container_take, container_untake, make_container
 from .core import snapshot_value, snapshots
 
 
@@ -152,7 +158,115 @@ def use_counts(instructions, output):
     return counts
 
 
-# ---- 2. constants of one value, and products by one ----
+# ---- 2. items of containers built by the program ----
+
+_TAKE, _UNTAKE, _MAKE = container_take.fun, container_untake.fun, make_container.fun
+
+
+def forward_container_items(instructions, output, kinds):
+    """``instructions`` with each read of an item of a container that the program built replaced by
+    the item, and each sum with a zero of ``container_untake`` replaced by its other term.
+
+    Under a recording the backward pass adds the cotangents of a container as containers (a
+    ``container_untake`` per item read: the cotangent at its position, zeros elsewhere), where the
+    eager first-order pass adds only the items read (``SparseCotangent``). Here ``container_take``
+    of ``make_container(..., a, ...)`` is ``a``, of ``container_untake(x, index, vs)`` it is ``x`` at
+    ``index`` and a zero elsewhere, and ``add(zero, x)`` (of ``x``'s kind) is ``x``, as in the eager
+    pass (which never adds the zero). The containers left unread are then removed as dead values:
+    a gradient of ``n`` parameters read out of a list neither allocates nor adds ``n`` zeros of each.
+    """
+    outputs = {ref.slot for ref in refs_in(output)}
+    built = {}  # slot -> its make_container or container_untake instruction
+    zeros = set()  # slots holding a zero of container_untake (an array, or a container of zeros)
+    renamed = {}
+    kept = []
+    for instruction in instructions:
+        read_renamed(instruction, renamed)
+        fn, out = instruction.fn, instruction.out
+        if fn is _MAKE or fn is _UNTAKE:
+            built[out] = instruction
+        elif fn is _TAKE and type(instruction.args[0]) is Ref and not instruction.kwargs:
+            item = _item_read(instruction.args, built, zeros)
+            if item is _ZERO:
+                zeros.add(out)
+            elif item is not None and out not in outputs:
+                renamed[out] = item.slot
+                continue
+        elif instruction.api == "add" and out not in outputs:
+            other = _added_to_zero(instruction.args, zeros)
+            if other is not None and kinds[other.slot][:3] == kinds[out][:3]:
+                renamed[out] = other.slot
+                continue
+        kept.append(instruction)
+    return kept
+
+
+_ZERO = object()
+
+
+def _item_read(args, built, zeros):
+    """What ``container_take(*args)`` reads when its container was built by the program: a
+    :class:`Ref`, ``_ZERO``, or None (unknown)."""
+    container, index = args
+    if container.slot in zeros:
+        return _ZERO
+    source = built.get(container.slot)
+    if source is None:
+        return None
+    position = _position(index, *_layout(source))
+    return None if position is None else _item_at(source, position, built, zeros)
+
+
+def _layout(source):
+    """The keys (None for a sequence) and the length of the container ``source`` builds."""
+    if source.fn is _MAKE:
+        return source.args[1], len(source.args) - 2
+    vs = source.args[2]
+    return vs.keys, len(vs.spaces)
+
+
+def _item_at(source, position, built, zeros):
+    """The item at ``position`` of the container built by ``source``: a :class:`Ref`, ``_ZERO`` or None."""
+    if source.fn is _MAKE:
+        item = source.args[2 + position]
+        return item if type(item) is Ref else None
+    x, index, vs = source.args
+    if type(index) is slice:  # x holds the items at these positions
+        positions = range(len(vs.spaces))[index]
+        if position not in positions:
+            return _ZERO
+        if type(x) is not Ref or x.slot in zeros:
+            return _ZERO if type(x) is Ref else None
+        inner = built.get(x.slot)
+        return None if inner is None else _item_at(inner, positions.index(position), built, zeros)
+    written = _position(index, vs.keys, len(vs.spaces))
+    if written is None:
+        return None
+    if written != position:
+        return _ZERO
+    return x if type(x) is Ref else None
+
+
+def _position(index, keys, length):
+    """The position ``index`` reads in a container of ``length`` items (with ``keys`` for a dict), or None."""
+    if keys is not None:
+        return keys.index(index) if index in keys else None
+    if type(index) is not int or not -length <= index < length:
+        return None
+    return range(length)[index]
+
+
+def _added_to_zero(args, zeros):
+    """The other term of a sum of two values, one of them a zero of ``container_untake``, or None."""
+    if len(args) != 2 or not all(type(arg) is Ref for arg in args):
+        return None
+    first, second = args
+    if first.slot in zeros:
+        return second
+    return first if second.slot in zeros else None
+
+
+# ---- 3. constants of one value, and products by one ----
 
 
 def simplify(instructions, output, kinds):
@@ -166,9 +280,9 @@ def simplify(instructions, output, kinds):
     renamed = {}
     kept = []
     for instruction in instructions:
-        if renamed and any(ref.slot in renamed for ref in arg_refs(instruction)):
-            instruction.args = tuple(_renamed(arg, renamed) for arg in instruction.args)
-            instruction.reads = None
+        read_renamed(instruction, renamed)
+        if instruction.api == "multiply_zero_nan" and _never_masked(instruction.args):
+            instruction = plain_product(instruction, kinds)
         if instruction.api is not None and type(instruction.fn) is _np.ufunc:
             instruction.args = _scalar_constants(instruction, kinds)
             same = _product_by_one(instruction, kinds)
@@ -177,6 +291,44 @@ def simplify(instructions, output, kinds):
                 continue
         kept.append(instruction)
     return kept
+
+
+def _on_numpy(instruction):
+    return getattr(getattr(instruction.fn, "__self__", None), "name", None) == "numpy"
+
+
+def _never_masked(args):
+    """Whether ``multiply_zero_nan(g, partial)`` is ``g * partial``: a constant partial without NaN, or a
+    constant cotangent without zeros (the seed's ones)."""
+    g, partial = args
+    return _constant_where(partial, lambda c: c == c) or _constant_where(g, lambda c: c != 0)
+
+
+def _constant_where(arg, test):
+    if type(arg) in (float, _np.float64):
+        return bool(test(arg))
+    return type(arg) is _np.ndarray and arg.dtype.kind == "f" and bool(_np.all(test(arg)))
+
+
+def plain_product(instruction, kinds):
+    """The NumPy backend's ``multiply_zero_nan`` as a plain product (the function it calls when no
+    entry is masked): the ufunc for an array result (which can write into a buffer), else the
+    backend's multiply for the recorded argument types."""
+    backend = getattr(instruction.fn, "__self__", None)
+    if backend is None or backend.name != "numpy":
+        return instruction
+    kind = kinds[instruction.out]
+    if kind[0] is _np.ndarray and kind[1]:
+        return Instruction(_np.multiply, instruction.args, {}, instruction.out, "multiply", inplace=True)
+    types = tuple(kinds[arg.slot][0] if type(arg) is Ref else type(arg) for arg in instruction.args)
+    return Instruction(backend.function_for("multiply", types), instruction.args, {}, instruction.out, "multiply")
+
+
+def read_renamed(instruction, renamed):
+    """Point ``instruction``'s arguments at the slots that replace removed ones (``renamed``: slot -> slot)."""
+    if renamed and any(ref.slot in renamed for ref in arg_refs(instruction)):
+        instruction.args = tuple(_renamed(arg, renamed) for arg in instruction.args)
+        instruction.reads = None
 
 
 def _renamed(arg, renamed):
@@ -190,7 +342,7 @@ def _renamed(arg, renamed):
 def _scalar_constants(instruction, kinds):
     args = instruction.args
     for position, arg in enumerate(args):
-        if type(arg) is not _np.ndarray or arg.size == 0 or any(arg.strides):
+        if type(arg) is not _np.ndarray or arg.size == 0 or (any(arg.strides) and not _np.all(arg == arg.flat[0])):
             continue
         others = [_shape_of(other, kinds) for index, other in enumerate(args) if index != position]
         if _np.broadcast_shapes(*others) == kinds[instruction.out][1]:
@@ -216,7 +368,71 @@ def _product_by_one(instruction, kinds):
     return None
 
 
-# ---- 3. fusion of elementwise chains ----
+# ---- 4. the chain rule's NaN masks, checked once on the outputs ----
+
+#: Array API names whose result holds a NaN (somewhere) whenever an argument does.
+NAN_PROPAGATING = {"add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "reciprocal", "abs"}
+NAN_PROPAGATING |= {"exp", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
+
+
+def defer_nan_masks(instructions, output, kinds):
+    """``(instructions, checked)``: each of the NumPy backend's ``multiply_zero_nan(g, partial)`` (``g *
+    partial``, but 0 where ``g`` is 0 and ``partial`` NaN) made a plain product where its value reaches an
+    output through calls that keep a NaN (:data:`NAN_PROPAGATING`, containers); ``checked`` the output
+    slots those products reach.
+
+    A product differs from the masked one only where it is NaN, and that NaN reaches a checked output:
+    so if the checked outputs hold no NaN, the program computed what the masked one would have, and
+    otherwise the caller runs the masked program (:func:`build_program`). The masks then cost one
+    check of the outputs, not a test of every partial (three calls each, or three passes fused).
+    """
+    outputs = {ref.slot for ref in refs_in(output)}
+    reaching = set(outputs)  # slots whose NaN would reach an output
+    unmasked = set()
+    for instruction in reversed(instructions):
+        if instruction.out not in reaching:
+            continue
+        args = instruction.args
+        if instruction.api == "multiply_zero_nan" and _on_numpy(instruction):
+            unmasked.add(instruction.out)
+        elif instruction.api not in NAN_PROPAGATING and instruction.fn is not _MAKE:
+            continue
+        reaching.update(ref.slot for ref in arg_refs(instruction) if any(ref is arg for arg in args))
+    if not unmasked:
+        return instructions, []
+    tainted = set(unmasked)  # values computed from an unmasked product
+    for instruction in instructions:
+        if any(ref.slot in tainted for ref in arg_refs(instruction)):
+            tainted.add(instruction.out)
+    changed = [plain_product(i, kinds) if i.out in unmasked else i for i in instructions]
+    return changed, sorted(outputs & tainted & reaching)
+
+
+def has_nan(*values):
+    """Whether a value (a float, a NumPy array or scalar, or a container of them) holds a NaN; an
+    overflowing sum of an array's entries (inf - inf) answers True too, as does any other value."""
+    for value in values:
+        kind = type(value)
+        if kind in (float, complex) or isinstance(value, _np.generic):
+            if value != value:
+                return True
+        elif kind is _np.ndarray:
+            if value.dtype.kind in "fc" and _np.isnan(_np.add.reduce(value, axis=None)):
+                return True
+            if value.dtype.kind not in "fcbiu":
+                return True
+        elif isinstance(value, (tuple, list)):
+            if has_nan(*value):
+                return True
+        elif isinstance(value, dict):
+            if has_nan(*value.values()):
+                return True
+        else:
+            return True
+    return False
+
+
+# ---- 5. fusion of elementwise chains ----
 
 #: Array API name -> the expression, in both ``numexpr`` and C (CuPy's kernels), of the call's arguments.
 EXPRESSIONS = {
@@ -259,7 +475,11 @@ def fused_expression(api, operands, c=False):
 
 
 def fusable_api(api, backend_name):
-    return api in EXPRESSIONS or api in ("pow", "square", "multiply_zero_nan") or (backend_name == "cupy" and api in FUNCTIONS)
+    if api in EXPRESSIONS or api in ("pow", "square"):
+        return True
+    # the mask reads g and the partial twice each: fused on NumPy, the text of a chain of them would double at each
+    # product (numexpr has no common subexpressions; CUDA's compiler has); there defer_nan_masks drops the masks
+    return backend_name == "cupy" and (api in FUNCTIONS or api == "multiply_zero_nan")
 
 
 class Fuser:
@@ -398,7 +618,7 @@ def _c_type(dtype):
     return "bool" if str(dtype) == "bool" else "float64"
 
 
-# ---- 4. buffers (NumPy) ----
+# ---- 6. buffers (NumPy) ----
 
 
 def plan_buffers(instructions, output, kinds):
@@ -465,7 +685,7 @@ def _releasable(kind):
     return bool(kind[1]) and isinstance(kind[1], tuple)
 
 
-# ---- 5. the Python function ----
+# ---- 7. the Python function ----
 
 _LITERAL_TYPES = (int, bool, str, type(None))
 
@@ -536,13 +756,22 @@ class Writer:
 CHUNK = 2000
 
 
-def write_functions(instructions, n_inputs, output, released, name):
-    """The program as Python: ``[(function name, source)]``, the entry point last, and their globals."""
+def write_functions(instructions, n_inputs, output, released, name, checked=()):
+    """The program as Python: ``[(function name, source)]``, the entry point last, and their globals;
+    with ``checked`` slots, the entry point returns ``masked_program``'s result if one holds a NaN."""
     writer = Writer()
     inputs = ", ".join(f"v{slot}" for slot in range(n_inputs))
+
+    def returned():
+        lines = []
+        if checked:
+            writer.globals["has_nan"] = has_nan
+            lines.append(f"    if has_nan({', '.join(writer.source(Ref(slot)) for slot in checked)}):")
+            lines.append(f"        return masked_program({inputs})")
+        return [*lines, f"    return {writer.source(output, copy=True)}"]
+
     if len(instructions) <= CHUNK:
-        lines = [f"def {name}({inputs}):", *_body(writer, instructions, 0, released, set(), n_inputs)]
-        lines.append(f"    return {writer.source(output, copy=True)}")
+        lines = [f"def {name}({inputs}):", *_body(writer, instructions, 0, released, set(), n_inputs), *returned()]
         return [(name, "\n".join(lines) + "\n")], writer.globals
     chunks = [instructions[start : start + CHUNK] for start in range(0, len(instructions), CHUNK)]
     produced = {instruction.out: k for k, chunk in enumerate(chunks) for instruction in chunk}
@@ -560,7 +789,7 @@ def write_functions(instructions, n_inputs, output, released, name):
     size = builtins.max(produced) + 1
     lines = [f"def {name}({inputs}):", f"    r = [{inputs}{', ' if n_inputs else ''}*[None] * {size - n_inputs}]"]
     lines += [f"    {function}(r)" for function, _ in functions]
-    lines.append(f"    return {writer.source(output, copy=True)}")
+    lines += returned()
     return [*functions, (name, "\n".join(lines) + "\n")], writer.globals
 
 
@@ -584,21 +813,42 @@ def build_program(recording, n_inputs, template):
     """The replay function of ``recording``: takes the traced leaves, returns ``template``'s structure
     (what the recorded function returned, its recorded values as :class:`Ref`; anything else is
     returned as a constant, a mutable array copied at each call).
+
+    Where :func:`defer_nan_masks` made products of the chain rule plain, the function checks the
+    outputs they reach and, if one holds a NaN, returns what the program with the masks gives
+    (compiled at the first such call).
     """
-    instructions = remove_dead(recording.instructions, template)
-    instructions = simplify(instructions, template, recording.kinds)
-    instructions = fuse(instructions, template, recording.kinds)
+    kinds = recording.kinds
+    instructions = forward_container_items(recording.instructions, template, kinds)
+    instructions = remove_dead(instructions, template)
+    instructions = simplify(instructions, template, kinds)
+    masked = instructions
+    instructions, checked = defer_nan_masks(masked, template, kinds)
+    if checked:  # the compilation below changes the instructions it optimises
+        masked = [Instruction(i.fn, i.args, i.kwargs, i.out, i.api, i.inplace) for i in masked]
+    name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
+    fallback = None
+    if checked:
+        fallback = functools.cache(lambda: compiled(masked, n_inputs, template, kinds, name + "_masked", recording.name))
+    return compiled(instructions, n_inputs, template, kinds, name, recording.name, checked, fallback)
+
+
+def compiled(instructions, n_inputs, template, kinds, name, title, checked=(), fallback=None):
+    """``instructions`` fused, their buffers planned, written as Python and compiled."""
+    instructions = fuse(instructions, template, kinds)
     constants = Constants()
     for instruction in instructions:
         instruction.args = tuple(constants.frozen(arg) for arg in instruction.args)
-    released = plan_buffers(instructions, template, recording.kinds)
-    name = "replay_" + "".join(c if c.isalnum() else "_" for c in recording.name)
-    functions, namespace = write_functions(instructions, n_inputs, template, released, name)
+    released = plan_buffers(instructions, template, kinds)
+    functions, namespace = write_functions(instructions, n_inputs, template, released, name, checked)
+    if fallback is not None:
+        namespace["masked_program"] = lambda *leaves: fallback()(*leaves)
     for _, source in functions:  # one at a time: the compiler's memory is that of one function
-        exec(compile(source, f"<adcore.jit of {recording.name}>", "exec"), namespace)
+        exec(compile(source, f"<adcore.jit of {title}>", "exec"), namespace)
     program = namespace[name]
     program.source = "\n".join(source for _, source in functions)
     program.instructions = len(instructions)
+    program.masked = fallback
     return program
 
 

@@ -9,7 +9,9 @@ listed in ``spec.skip`` (backend name -> reason), which becomes a skip marker.
 The full run (``pytest --full``) checks every shape of a line (``unary`` and
 ``binary`` give one line several shapes), every dtype and the line's order on
 every backend. The default run samples that grid so that every line is still
-checked on every backend (``conftest.in_default_run``): one shape and one dtype
+checked on every backend (``conftest.in_default_run``) but Dask and the second
+strict device, which keep every third and every second case
+(``BackendCase.sample``): one shape and one dtype
 per line and backend, rotating with the line and the backend so that together
 they cover the shapes and dtypes; on numpy in the first dtype (float64 or
 complex128, the tightest tolerance) at the line's order, elsewhere at order 1

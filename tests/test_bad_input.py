@@ -398,3 +398,89 @@ def test_bad_input(case, backend):
 def test_the_table_is_long_enough():
     assert len(CASES) >= 40
     assert len({case.what for case in CASES}) == len(CASES), "each case has its own description"
+
+
+# ---- an axis out of bounds: NumPy's error, never an axis taken modulo the rank ----
+
+#: the arguments after the array, for functions of ``adcore.numpy`` with an ``axis`` that need more
+AXIS_FUNCTION_ARGUMENTS = {"take": (0,), "roll": (1,), "insert": (0, 1.0), "delete": (0,), "repeat": (2,), "quantile": (0.5,)}
+AXIS_FUNCTION_ARGUMENTS |= {"percentile": (50,), "nanquantile": (0.5,), "nanpercentile": (50,), "split": (1,)}
+AXIS_FUNCTION_ARGUMENTS |= {"array_split": (1,), "partition": (0,), "argpartition": (0,), "append": ("x",)}
+NOT_SWEPT = {"apply_along_axis", "take_along_axis", "put_along_axis"}  # their array is not the first argument
+
+
+def _functions_with_an_axis():
+    import inspect
+
+    names = []
+    for name in sorted(dir(np)):
+        function = getattr(np, name)
+        if name.startswith("_") or name in NOT_SWEPT or not callable(function) or not hasattr(numpy, name):
+            continue
+        try:
+            if "axis" in inspect.signature(function).parameters:
+                names.append(name)
+        except (TypeError, ValueError):
+            continue
+    return names
+
+
+def _outcome(module, name, shape, axis):
+    """``("ok", value)`` or ``(exception type, message)`` of ``module.name`` on ones of ``shape`` along ``axis``."""
+    import warnings
+
+    x = module.ones(shape) if shape else module.array(1.5)
+    args = tuple(x if a == "x" else a for a in AXIS_FUNCTION_ARGUMENTS.get(name, ()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", getattr(module, name)(x, *args, axis=axis)
+        except Exception as error:
+            return type(error), str(error)
+
+
+@pytest.mark.parametrize("name", _functions_with_an_axis())
+def test_an_axis_out_of_bounds_raises_as_numpys(name):
+    """Each function of ``adcore.numpy`` with an ``axis`` raises where NumPy raises (an ``AxisError``, or
+    NumPy's own exception type), never computes along another axis, and agrees with NumPy where it returns."""
+    for shape in [(), (2, 3)]:
+        for axis in (-3, -1, 1, 2, 3):
+            expected, ours = _outcome(numpy, name, shape, axis), _outcome(np, name, shape, axis)
+            if expected[0] is TypeError:  # NumPy wants other arguments of this function
+                continue
+            where = f"{name}(ones({shape}), axis={axis})"
+            if expected[0] == "ok":
+                if ours[0] != "ok":  # a refusal is not a wrong number; only NumPy's legacy for 0-d arrays may differ
+                    assert shape == () and issubclass(ours[0], numpy.exceptions.AxisError), f"{where}: {ours}"
+                    continue
+                pairs = zip(*(v if isinstance(v, (list, tuple)) else [v] for v in (expected[1], ours[1])))
+                for value, our in pairs:
+                    numpy.testing.assert_allclose(numpy.asarray(our), numpy.asarray(value), err_msg=where)
+            else:
+                assert ours[0] != "ok", f"{where} returned a value where NumPy raises {expected}"
+                assert issubclass(ours[0], (numpy.exceptions.AxisError, expected[0])), f"{where}: {ours}, NumPy: {expected}"
+
+
+def test_rollaxis_counts_a_negative_start_as_numpy():
+    x = numpy.arange(24.0).reshape(2, 3, 4)
+    for axis in range(-3, 3):
+        for start in range(-3, 4):
+            assert np.rollaxis(np.array(x), axis, start).shape == numpy.rollaxis(x, axis, start).shape, (axis, start)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.transpose(x, (0, 2)),
+        lambda m, x: m.swapaxes(x, 0, 2),
+        lambda m, x: m.swapaxes(x, -3, 1),
+        lambda m, x: m.moveaxis(x, 2, 0),
+        lambda m, x: m.moveaxis(x, 0, -3),
+    ],
+)
+def test_axes_out_of_bounds_raise_axis_errors(call):
+    x = numpy.ones((2, 3))
+    with pytest.raises(numpy.exceptions.AxisError):
+        call(numpy, x)
+    with pytest.raises(numpy.exceptions.AxisError):
+        call(np, np.array(x))

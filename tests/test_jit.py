@@ -293,6 +293,69 @@ def test_large_arrays_are_fused_and_stay_within_rounding():
     assert "F2(v3, out=v3)" in program.source and "out=v1)" in program.source
 
 
+def test_container_cotangents_add_no_zeros():
+    """The cotangent of a list of (W, b) read item by item is the items' cotangents: no container of
+    zeros per item read, no sums with zeros (``forward_container_items``)."""
+    rng = numpy.random.default_rng(0)
+    params = [(rng.standard_normal((3, 4)), rng.standard_normal(4)), (rng.standard_normal((4, 2)), rng.standard_normal(2))]
+    x = rng.standard_normal((5, 3))
+
+    def loss(params, x):
+        for w, b in params[:-1]:
+            x = np.tanh(np.matmul(x, w) + b)
+        w, b = params[-1]
+        return np.sum((np.matmul(x, w) + b) ** 2)
+
+    jitted = grad(loss, jit=True)
+    jitted(params, x)
+    assert_same(jitted(params, 2.0 * x), grad(loss)(params, 2.0 * x), None)
+    calls = called(next(iter(jitted.programs.values())))
+    assert "container_untake" not in calls and "container_take" not in calls, calls
+    assert calls.count("add") == 2, calls  # the forward pass's
+
+
+def test_chain_rule_products_check_nan_once_on_the_outputs():
+    """The chain rule's NaN-safe products (0 where the cotangent is 0 and the partial NaN) are plain
+    products checked for NaN on the outputs (``defer_nan_masks``); where the check finds one, the
+    masked program gives the eager values."""
+
+    def f(x):
+        return np.sum(np.sin(np.sin(x) * 0.5) * 2.0)
+
+    jitted = grad(f, jit=True)
+    x = numpy.linspace(-1.0, 1.0, 10)
+    jitted(x)
+    program = next(iter(jitted.programs.values()))
+    assert "multiply_zero_nan" not in called(program) and "has_nan(" in program.source, program.source
+    assert_same(jitted(2.0 * x), grad(f)(2.0 * x), None)
+    assert program.masked.cache_info().currsize == 0  # no NaN: the masked program was never compiled
+
+    def g(x):
+        return np.sum(np.where(x > 0, np.sqrt(np.abs(x)) * np.log(x), 0.0))  # NaN partials where the cotangent is 0
+
+    jitted = grad(g, jit=True)
+    jitted(x)
+    assert_same(jitted(x), grad(g)(x), None)
+    assert not numpy.isnan(jitted(x)).any()
+    assert next(iter(jitted.programs.values())).masked.cache_info().currsize == 1
+
+
+def test_large_chains_of_products_fuse_to_one_short_expression():
+    """Without the masks, a fused chain of products reads each value once: its text does not double per product."""
+    pytest.importorskip("numexpr")
+
+    def f(x):
+        return np.sum(np.sin(np.sin(np.sin(np.sin(x) * 0.5) * 0.5) * 0.5))
+
+    jitted = grad(f, jit=True)
+    x = numpy.linspace(-1.0, 1.0, 1 << 15)
+    jitted(x)
+    assert_same(jitted(0.5 * x), grad(f)(0.5 * x), None, exact=False)
+    program = next(iter(jitted.programs.values()))
+    sources = [fn.source for fn in program.__globals__.values() if getattr(fn, "__name__", "") == "numexpr"]
+    assert sources and all(len(source) < 200 and "where" not in source for source in sources), sources
+
+
 def test_buffers_reused_in_place_never_hold_a_live_value():
     """A chain of large elementwise calls whose values are read again later (so not fused away)."""
 

@@ -280,7 +280,7 @@ def make_diagonal(D, offset=0, axis1=0, axis2=1):
     n = anp.shape(D)[-1] + builtins.abs(offset)
     result = anp.diagonal_untake(D, offset, anp.shape(D)[:-1] + (n, n))
     nd = anp.ndim(result)
-    return anp.moveaxis(result, (nd - 2, nd - 1), (axis1 % nd, axis2 % nd))
+    return anp.moveaxis(result, (nd - 2, nd - 1), (axis1, axis2))
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
@@ -453,7 +453,7 @@ def delete(arr, obj, axis=None):
     (of the flattened ``arr`` when None)."""
     if axis is None:
         arr, axis = anp.ravel(arr), 0
-    length = anp.shape(arr)[axis]
+    length = anp.shape(arr)[anp._normalize_axis(axis, anp.ndim(arr))]
     kept = _np.delete(_np.arange(length), obj if isinstance(obj, slice) else host_values(obj))
     return take(arr, _index_like(kept, arr), axis=axis)
 
@@ -487,7 +487,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     raw = raw if hasattr(raw, "shape") else _np.asarray(raw)
     backend = backend_of(raw, op="trim_zeros")
     n = raw.ndim
-    axes = range(n) if axis is None else [a % n for a in ((axis,) if isinstance(axis, int) else axis)]
+    axes = range(n) if axis is None else [anp._normalize_axis(a, n, "axis") for a in ((axis,) if isinstance(axis, int) else axis)]
     index = [slice(None)] * n
     for ax in axes:
         held = backend.any(raw != 0, axis=tuple(a for a in range(n) if a != ax)) if n > 1 else raw != 0
@@ -501,7 +501,7 @@ def trim_zeros(filt, trim="fb", axis=None):
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """``func1d`` applied to each 1-d slice of ``arr`` along ``axis``; its result's axes replace ``axis``."""
     nd = anp.ndim(arr)
-    axis %= nd
+    axis = anp._normalize_axis(axis, nd)
     moved = anp.moveaxis(arr, axis, -1)
     outer = anp.shape(moved)[:-1]
     if not outer:
@@ -518,9 +518,10 @@ def apply_over_axes(func, a, axes):
     """``func(a, axis)`` applied over each of ``axes`` in turn, keeping the number of dimensions."""
     nd = anp.ndim(a)
     for axis in (axes,) if isinstance(axes, int) else axes:
-        result = func(a, axis % nd)
+        axis = anp._normalize_axis(axis, nd)
+        result = func(a, axis)
         if anp.ndim(result) == nd - 1:
-            result = anp.expand_dims(result, axis % nd)
+            result = anp.expand_dims(result, axis)
         elif anp.ndim(result) != nd:
             raise ValueError("apply_over_axes: function is not returning an array of the correct shape")
         a = result

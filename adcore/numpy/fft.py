@@ -204,7 +204,7 @@ def _sizes_and_axes(name, x, s, axes, half_spectrum_input=False):
     ndim = len(shape)
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
-    axes = tuple(_axis(name, a, ndim) for a in axes)
+    axes = tuple(anp._normalize_axis(a, ndim, name) for a in axes)
     if s is None:
         s = [None] * len(axes)
     s = list(s)
@@ -219,12 +219,6 @@ def _sizes_and_axes(name, x, s, axes, half_spectrum_input=False):
             raise ValueError(f"{name}: invalid number of FFT data points ({n}) along axis {axis}")
         s[i] = int(n)
     return tuple(s), axes
-
-
-def _axis(name, axis, ndim):
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(axis, ndim, name)
-    return axis % ndim
 
 
 def _as_complex(a):

@@ -360,7 +360,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
     if not _is_floating(p):
         p = anp.astype(p, anp.float64)
     discont = period / 2 if discont is None else builtins.max(discont, period / 2)
-    return anp.add(p, _phase_correction(p, discont, axis, period))
+    return anp.add(p, _phase_correction(p, discont, anp._normalize_axis(axis, anp.ndim(p)), period))
 
 
 # ---- integration and interpolation ----
@@ -371,7 +371,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     ``y``'s shape) or with spacing ``dx``."""
     y = y if isbox(y) or hasattr(y, "shape") else anp.array(y)
     n = anp.ndim(y)
-    axis %= n
+    axis = anp._normalize_axis(axis, n)
     upper, lower = y[anp._along(axis, slice(1, None), n)], y[anp._along(axis, slice(None, -1), n)]
     if x is None:
         d = dx

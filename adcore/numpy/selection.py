@@ -77,7 +77,7 @@ def take(a, indices, axis=None):
     a_shape = _shape(a)
     if axis is None:
         a, a_shape, axis = backend.reshape(a, (-1,)), (_size(a_shape),), 0
-    axis = _normalize_axis(axis, len(a_shape), "take")
+    axis = anp._normalize_axis(axis, len(a_shape), "take")
     taken = backend.take(a, backend.reshape(indices, (-1,)), axis=axis)
     return backend.reshape(taken, a_shape[:axis] + tuple(indices.shape) + a_shape[axis + 1 :])
 
@@ -135,7 +135,7 @@ def take_along_axis(arr, indices, axis=-1):
     indices = _index_array(backend, indices, arr, "take_along_axis")
     if axis is None:
         return backend.take_along_axis(backend.reshape(arr, (-1,)), indices, axis=0)
-    _normalize_axis(axis, len(_shape(arr)), "take_along_axis")
+    anp._normalize_axis(axis, len(_shape(arr)), "take_along_axis")
     return backend.take_along_axis(arr, indices, axis=axis)
 
 
@@ -183,7 +183,7 @@ def _around_axis(shape, axis, name):
     """``(leading, n, trailing)``: the sizes before, along and after ``axis`` (the flat size for None)."""
     if axis is None:
         return 1, _size(shape), 1
-    axis = _normalize_axis(axis, len(shape), name)
+    axis = anp._normalize_axis(axis, len(shape), name)
     return _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
 
 
@@ -259,7 +259,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     backend = backend_of(a, op="sort")
     if axis is None:
         return backend.sort(backend.reshape(a, (-1,)), axis=-1, stable=True)
-    _normalize_axis(axis, len(_shape(a)), "sort")
+    anp._normalize_axis(axis, len(_shape(a)), "sort")
     return backend.sort(a, axis=axis, stable=True)
 
 
@@ -330,7 +330,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     backend = backend_of(a, op="argsort")
     if axis is None:
         return backend.argsort(backend.reshape(a, (-1,)), axis=-1, stable=True)
-    _normalize_axis(axis, len(_shape(a)), "argsort")
+    anp._normalize_axis(axis, len(_shape(a)), "argsort")
     return backend.argsort(a, axis=axis, stable=True)
 
 
@@ -372,7 +372,7 @@ def _check_order(order, name):
 
 def _check_kth(kth, a, axis, name):
     a_shape = anp.shape(a)
-    n = _size(a_shape) if axis is None else a_shape[_normalize_axis(axis, len(a_shape), name)]
+    n = _size(a_shape) if axis is None else a_shape[anp._normalize_axis(axis, len(a_shape), name)]
     for k in _as_sequence(kth):
         if not -n <= int(k) < n:
             raise ValueError(f"{name}: kth(={k}) out of bounds ({n})")
@@ -547,7 +547,7 @@ def _reduced_axes_last(a, axis, name):
     if axis is None:
         axes = list(range(ndim))
     else:
-        axes = sorted(_normalize_axis(ax, ndim, name) for ax in _as_sequence(axis))
+        axes = sorted(anp._normalize_axis(ax, ndim, name) for ax in _as_sequence(axis))
         if len(set(axes)) != len(axes):
             raise ValueError(f"{name}: repeated axis in {axis}")
     kept = [d for d in range(ndim) if d not in axes]
@@ -659,13 +659,6 @@ def _size(shape):
 def _as_sequence(value):
     """``value`` if it is a list or tuple, else ``(value,)`` (an int, a NumPy integer)."""
     return value if isinstance(value, (list, tuple)) else (value,)
-
-
-def _normalize_axis(axis, ndim, name):
-    """``axis`` in ``range(ndim)``, counting negative ones from the end."""
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(axis, ndim, msg_prefix=name)
-    return axis % ndim
 
 
 __all__ = [

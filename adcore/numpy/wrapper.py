@@ -380,16 +380,17 @@ def mean(x, axis=None, keepdims=False):
     """The mean over ``axis`` (all axes by default): ``sum(x, axis) / count``; keeps float32, and
     float16 (accumulated in float32)."""
     x, narrow = _accumulating(_as_array(x))
-    return _given_back(sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis), narrow)
+    return _given_back(sum(x, axis=axis, keepdims=keepdims) / _count(shape(x), axis, "mean"), narrow)
 
 
 def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """The variance ``sum(|x - mean|**2) / (count - ddof)``; real for complex ``x``, float32 kept, and
     float16 (accumulated in float32)."""
     x, narrow = _accumulating(_as_array(x))
+    count = _count(shape(x), axis, "var")
     centered = subtract(x, mean(x, axis=axis, keepdims=True))
     squared = real(multiply(centered, conj(centered))) if iscomplexobj(x) else square(centered)
-    return _given_back(sum(squared, axis=axis, keepdims=keepdims) / (_count(shape(x), axis) - ddof), narrow)
+    return _given_back(sum(squared, axis=axis, keepdims=keepdims) / (count - ddof), narrow)
 
 
 def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -400,7 +401,8 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """The weighted mean ``sum(a * w) / sum(w)`` over ``axis``; ``weights`` 1-d along ``axis`` or ``a``'s shape."""
     a = _as_array(a)
     if weights is None:
-        result, total = mean(a, axis=axis, keepdims=keepdims), _count(shape(a), axis)
+        total = _count(shape(a), axis, "average")
+        result = mean(a, axis=axis, keepdims=keepdims)
     else:
         if ndim(weights) == 1 and ndim(a) > 1:
             weights = reshape(weights, tuple(-1 if i == axis % ndim(a) else 1 for i in range(ndim(a))))
@@ -489,13 +491,22 @@ def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
-def _count(x_shape, axis):
+def _count(x_shape, axis, name):
+    """The number of entries that ``name`` reduces over ``axis`` (an int, a sequence or None: all) of ``x_shape``."""
     if axis is None:
         axis = range(len(x_shape))
     count = 1
     for a in (axis,) if isinstance(axis, int) else axis:
-        count *= x_shape[a]
+        count *= x_shape[_normalize_axis(a, len(x_shape), name)]
     return count
+
+
+def _normalize_axis(axis, ndim, name=None):
+    """``axis`` in ``range(ndim)``, counting negative ones from the end; ``numpy.exceptions.AxisError``
+    (an IndexError and a ValueError, prefixed with ``name``) where it is out of bounds, as NumPy's."""
+    if not -ndim <= axis < ndim:
+        raise _np.exceptions.AxisError(axis, ndim, msg_prefix=name)
+    return axis % ndim
 
 
 # ---- linear algebra ----
@@ -535,7 +546,7 @@ def reshape(x, newshape):
 
 @primitive
 def transpose(x, axes=None):
-    axes = tuple(reversed(range(ndim(x)))) if axes is None else tuple(a % ndim(x) for a in axes)
+    axes = tuple(reversed(range(ndim(x)))) if axes is None else tuple(_normalize_axis(a, ndim(x)) for a in axes)
     return backend_of(x, op="transpose").permute_dims(x, axes)
 
 
@@ -556,7 +567,7 @@ def concatenate(arrays, axis=0):
 
 def stack(arrays, axis=0):
     arrays = _as_arrays_like(arrays)
-    axis = axis if axis >= 0 else axis + ndim(arrays[0]) + 1
+    axis = _normalize_axis(axis, ndim(arrays[0]) + 1)
     return concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
 
 
@@ -567,7 +578,9 @@ def ravel(x):
 def expand_dims(x, axis):
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     new_ndim = ndim(x) + len(axes)
-    axes = {a % new_ndim for a in axes}
+    axes = {_normalize_axis(a, new_ndim) for a in axes}
+    if len(axes) != new_ndim - ndim(x):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
     dims = iter(shape(x))
     return reshape(x, tuple(1 if i in axes else next(dims) for i in range(new_ndim)))
 
@@ -576,8 +589,9 @@ def squeeze(x, axis=None):
     x_shape = shape(x)
     if axis is None:
         axes = {i for i, n in enumerate(x_shape) if n == 1}
-    else:
-        axes = {a % len(x_shape) for a in ((axis,) if isinstance(axis, int) else axis)}
+    else:  # NumPy takes axis 0 or -1 of a 0-d array, and keeps it
+        axes = {_normalize_axis(a, builtins.max(len(x_shape), 1)) for a in ((axis,) if isinstance(axis, int) else axis)}
+        axes = axes if x_shape else set()
         if builtins.any(x_shape[a] != 1 for a in axes):
             raise ValueError(f"squeeze: cannot remove axis {axis} of shape {x_shape}; its size is not 1")
     return reshape(x, tuple(n for i, n in enumerate(x_shape) if i not in axes))
@@ -660,12 +674,12 @@ def _array_list(arrays):
 
 def _along(axis, index, n):
     """An index selecting ``index`` (an int or a slice) along ``axis`` of an ``n``-d array."""
-    return (slice(None),) * (axis % n) + (index, ...)
+    return (slice(None),) * _normalize_axis(axis, n) + (index, ...)
 
 
 def array_split(ary, indices_or_sections, axis=0):
     """Pieces of ``ary`` along ``axis`` (NumPy's ``array_split``), each a differentiable slice."""
-    length = shape(ary)[axis]
+    length = shape(ary)[_normalize_axis(axis, ndim(ary))]
     if isinstance(indices_or_sections, int):
         base, extra = divmod(length, indices_or_sections)
         sizes = [base + 1] * extra + [base] * (indices_or_sections - extra)
@@ -709,9 +723,10 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis %= ndim(a)
+    if axis is None or ndim(a) == 0:  # NumPy repeats a 0-d array along axis 0 or -1 as a 1-d one
+        axis = 0 if axis is None else _normalize_axis(axis, 1)
+        a = ravel(a)
+    axis = _normalize_axis(axis, ndim(a))
     if not isinstance(repeats, int):
         pieces = [repeat(a[_along(axis, slice(i, i + 1), ndim(a))], r, axis) for i, r in enumerate(repeats) if r]
         return concatenate(pieces, axis=axis)
@@ -730,6 +745,7 @@ def roll(a, shift, axis=None):
             a = roll(a, one_shift, one_axis)
         return a
     n = ndim(a)
+    axis = _normalize_axis(axis, n)
     k = shift % shape(a)[axis] if shape(a)[axis] else 0
     if k == 0:
         return a
@@ -738,13 +754,19 @@ def roll(a, shift, axis=None):
 
 def rollaxis(a, axis, start=0):
     n = ndim(a)
-    axis, start = axis % n, start % (n + 1)
+    axis = _normalize_axis(axis, n)
+    if not -n <= start <= n:
+        raise _np.exceptions.AxisError(f"rollaxis: 'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    start = start + n if start < 0 else start
     return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The ``n``-th discrete difference along ``axis``."""
     nd = ndim(a)
+    if nd == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = _normalize_axis(axis, nd)
     edge_shape = _with_axis(shape(a), axis, 1)
     pieces = [p for p in (prepend, a, append) if p is not None]
     if len(pieces) > 1:
@@ -766,7 +788,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     if edge_order != 1:
         raise NotImplementedError("gradient: only edge_order=1 is supported")
     nd = ndim(f)
-    axes = list(range(nd)) if axis is None else [axis] if isinstance(axis, int) else list(axis)
+    axes = list(range(nd)) if axis is None else [_normalize_axis(a, nd) for a in ((axis,) if isinstance(axis, int) else axis)]
     spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1.0] * len(axes)
     results = []
     for ax, h in zip(axes, spacings):
@@ -881,6 +903,7 @@ def copy(a):
 
 def swapaxes(x, axis1, axis2):
     axes = list(range(ndim(x)))
+    axis1, axis2 = _normalize_axis(axis1, ndim(x), "axis1"), _normalize_axis(axis2, ndim(x), "axis2")
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
     return transpose(x, axes)
 
@@ -892,8 +915,10 @@ def matrix_transpose(x):
 
 def moveaxis(x, source, destination):
     n = ndim(x)
-    source = [a % n for a in ((source,) if isinstance(source, int) else source)]
-    destination = [a % n for a in ((destination,) if isinstance(destination, int) else destination)]
+    source, destination = (
+        [_normalize_axis(a, n, name) for a in ((axes,) if isinstance(axes, int) else axes)]
+        for axes, name in ((source, "source"), (destination, "destination"))
+    )
     order = [a for a in range(n) if a not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
@@ -1156,7 +1181,7 @@ def ndim(x):
 
 @notrace_primitive
 def size(x):
-    return _count(shape(x), None)
+    return _count(shape(x), None, "size")
 
 
 @notrace_primitive

@@ -254,6 +254,27 @@ def test_ownership_is_not_inherited_by_a_nested_backward_pass():
     numpy.testing.assert_allclose(grad(f)(x), expected, rtol=1e-12)
 
 
+def test_identity_vjps_pass_on_ownership_of_their_own_buffer_only():
+    """``add``'s VJP gives back ``g`` itself: the pass's ownership goes with it to a single differentiated
+    argument (the next product is then in place), never for both arguments or for the user's cotangent."""
+
+    def f(x):
+        a = np.sin(x) * 2.0
+        b = a + 1.0  # one argument: an owned g passes on
+        c = np.exp(b) * b
+        return np.sin(c + a) + 1.0  # the user's g is not the pass's; c + a gives one owned g to two arguments
+
+    x, g = numpy.linspace(0.5, 1.5, 1000), numpy.linspace(1.0, 2.0, 1000)
+    a = numpy.sin(x) * 2.0
+    c = numpy.exp(a + 1.0) * (a + 1.0)
+    expected = g * numpy.cos(c + a) * (numpy.exp(a + 1.0) * (a + 2.0) + 1.0) * 2.0 * numpy.cos(x)
+    vjp, _ = make_vjp(f)(x)
+    numpy.testing.assert_allclose(vjp(g), expected, rtol=1e-12)
+    numpy.testing.assert_array_equal(g, numpy.linspace(1.0, 2.0, 1000))
+    numpy.testing.assert_allclose(vjp(g), expected, rtol=1e-12)
+    numpy.testing.assert_allclose(grad(lambda x: np.sum(f(x)))(x), expected / g, rtol=1e-12)
+
+
 def test_backward_pass_follows_creation_order_on_shared_nodes():
     def f(x):
         a = np.sin(x)

@@ -58,16 +58,23 @@ class NumPyBackend(Backend):
         return a
 
     def sech_squared(self, x):
-        u = numpy.abs(x)
-        if type(u) is not numpy.ndarray or u.dtype.kind != "f":  # a scalar, or integers: the standard's way
+        """As ``Backend.sech_squared``, in the result's buffer, a block of ``SECH_BLOCK`` entries at a time (its
+        7 passes then read the cache, and the only other array is one block's ``(1 + u)**2``)."""
+        result = numpy.abs(x)
+        if type(result) is not numpy.ndarray or result.dtype.kind != "f":  # a scalar, or integers: the standard's way
             return super().sech_squared(x)
-        u *= -2.0  # in two buffers: 7 passes over the data, 2 arrays made
-        numpy.exp(u, out=u)
-        v = u + 1.0
-        v *= v
-        u *= 4.0
-        u /= v
-        return u
+        flat = result.reshape(-1)  # a view: abs made a new contiguous array
+        denominator = numpy.empty(min(flat.size, SECH_BLOCK), result.dtype)
+        for start in range(0, flat.size, SECH_BLOCK):
+            u = flat[start : start + SECH_BLOCK]
+            v = denominator[: u.size]
+            u *= -2.0
+            numpy.exp(u, out=u)
+            numpy.add(u, 1.0, out=v)
+            v *= v
+            u *= 4.0
+            u /= v
+        return result
 
     read_only_flags = True
 
@@ -140,6 +147,10 @@ def float64_scalars_by_operator(ufunc, scalar_operator):
 
     call.__name__ = ufunc.__name__
     return call
+
+
+#: Entries per block of ``NumPyBackend.sech_squared`` (a block and its denominator fit a core's cache).
+SECH_BLOCK = 1 << 15
 
 
 def holds_nan(x):

@@ -339,3 +339,20 @@ def test_multiply_zero_nan_takes_integers_booleans_and_scalars(b):
     assert type(times_partial(numpy.float64(0.0), NAN)) is numpy.float64
     with numpy.errstate(invalid="ignore"):
         assert numpy.isnan(times_partial(numpy.float64(0.0), INF)) and numpy.isnan(times_partial(numpy.float64(NAN), 1.0))
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # cosh(800) in the expected values
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sech_squared_is_one_over_cosh_squared(backend, dtype):
+    """``Backend.sech_squared`` (tanh's derivative) on every backend, to the rounding of the dtype, 0 in the far
+    tails and at infinity; on NumPy across its blocks (``SECH_BLOCK``), and on a strided view."""
+    from backends.numpy import SECH_BLOCK
+
+    data = numpy.concatenate([numpy.linspace(-30.0, 30.0, SECH_BLOCK + 7), [0.0, 1e-300, 400.0, -800.0, numpy.inf, -numpy.inf]])
+    x = data.astype(dtype)
+    expected = 1.0 / numpy.cosh(x.astype("float64")) ** 2
+    for values, want in ((backend.asarray(x, dtype), expected), (backend.asarray(x[::3], dtype), expected[::3])):
+        numpy.testing.assert_allclose(
+            backend.to_numpy(backend.backend.sech_squared(values)), want, rtol=4e-7 if dtype == "float32" else 1e-15
+        )
+    assert backend.to_numpy(backend.backend.sech_squared(backend.asarray(0.5, dtype))).shape == ()

@@ -157,6 +157,16 @@ class SparseCotangent:
     add_needs_space = False
 
 
+def _shaped_like(item, g):
+    """``g``, the cotangent of ``item``, as a container like it where ``item`` is a list or tuple and ``g``
+    an array (the cotangent an array function's rule gives a nested list it took whole): one item per
+    row (traced when ``g`` is), as autograd's sum into a container of zeros makes it."""
+    sequences = (builtins.list, builtins.tuple)
+    if not builtins.isinstance(item, sequences) or builtins.isinstance(getval(g), (*sequences, SparseCotangent)):
+        return g
+    return make_container(builtins.type(item), None, *(_shaped_like(sub, g[i]) for i, sub in builtins.enumerate(item)))
+
+
 def _rebuild_like(container, values):
     """A container of ``container``'s type (and keys, for a dict) holding ``values``, in order."""
     if builtins.isinstance(container, builtins.dict):
@@ -190,6 +200,7 @@ def _take(g, index):
 
 def _untake(g, container, index):
     """The VJP of ``container_take``: sparse in a first-order pass, a traced container under a trace."""
+    g = _shaped_like(getval(container)[index], g)
     if isbox(g):
         return container_untake(g, index, vspace(container))
     return _untake_sparse(g, container, index)
@@ -342,10 +353,14 @@ class ContainerVSpace(VSpace):
     @staticmethod
     def add(x, y):
         """``x + y`` item by item (traced if an item is), with no space built: the backward pass
-        adds cotangents of containers often. Either may be a :class:`SparseCotangent`."""
+        adds cotangents of containers often. Either may be a :class:`SparseCotangent`, and one may be
+        an array: the cotangent of a list that an array function took (``np.append(a_list, b)``), as
+        autograd's rules give, added row by row."""
         if builtins.type(x) is SparseCotangent or builtins.type(y) is SparseCotangent:
             return SparseCotangent.add(x, y)
         raw = getval(x)
+        if not builtins.isinstance(raw, (builtins.list, builtins.tuple, builtins.dict)):
+            raw = getval(y)
         keys = builtins.tuple(raw) if builtins.isinstance(raw, builtins.dict) else None
         positions = range(len(raw)) if keys is None else keys
         return make_container(builtins.type(raw), keys, *(_add_item(x[i], y[i]) for i in positions))

@@ -271,6 +271,21 @@ def test_lists_of_traced_values(fun, dtype, backend):
     assert backend.to_numpy(fun(a, b)).dtype == numpy.dtype(dtype)
 
 
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda a, b: np.append(a, b, axis=0),
+        lambda a, b: np.sum(np.append(a, b) ** 2) + a[0][1] * b[0][0],
+        lambda a, b: np.concatenate([a, b]) * np.stack([a[1], b[0], a[0]]),
+    ],
+    ids=["append", "append_and_items", "concatenate_and_rows"],
+)
+def test_nested_lists_taken_whole_by_an_array_function(fun):
+    """Arguments that are nested lists of floats, taken whole by an array function (whose rule gives
+    an array cotangent, as autograd's do) and also read item by item: the two cotangents add."""
+    check_grads(fun, argnum=(0, 1), modes=["fwd", "rev"], order=2)([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0]])
+
+
 def test_lists_of_python_floats():
     """The same functions on plain lists give NumPy's values."""
     assert np.sum([1.0, 2.0]) == 3.0

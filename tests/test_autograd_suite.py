@@ -32,11 +32,6 @@ EXPECTED_FAILURES = {
         "autograd raises NotImplementedError for rfftn's derivative along an odd last axis; adcore "
         "differentiates it (checked against finite differences in tests/test_fft.py)"
     ),
-    "test_numpy.py::test_simple_append_list_2D": (
-        "check_grads(np.append, argnum=(0, 1)) of nested lists of Python floats: the backward pass adds a "
-        "numpy.float64 cotangent in the space of a list (accumulate takes the new value's space); fails on main "
-        "without the alias too, since the merge of i14speed"
-    ),
     "test_linalg.py::test_pinv": "uses autograd's private helper numpy.linalg._dot (not a public name)",
     "test_wrappers.py::test_wrapped_name_and_docs": (
         "compares grad's docstring with autograd's wording ('Returns a function which ...'); names match"

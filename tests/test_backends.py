@@ -268,6 +268,8 @@ def test_dispatch_cache_follows_the_default_backend_and_the_registry(monkeypatch
     monkeypatch.setitem(backends._by_type, numpy.ndarray, stand_in)
     np.exp(x)
     assert calls == ["exp"]  # the registry changed: the cached NumPy function is not used
+    monkeypatch.undo()
+    assert type(np.exp(x)) is numpy.ndarray and calls == ["exp"]  # and back: the stand-in's function is not used
 
 
 def test_numpy_python_floats_still_give_a_float64():

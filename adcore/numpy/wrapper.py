@@ -12,7 +12,7 @@ from functools import wraps
 
 import numpy as _np
 
-from backends import array_backend, backend_of, default_backend
+from backends import array_backend, backend_of, default_backend, forget_on_change
 
 from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
@@ -20,49 +20,56 @@ from ..core import getval, isbox, notrace_primitive, primitive
 
 def _elementwise(name, api_name=None):
     api_name = api_name or name
-    function_for = _dispatch_cache(name, api_name)
-
-    def raw(*args):
-        return function_for(args)(*args)
-
+    raw = _dispatched(name, api_name)
     raw.__name__ = raw.__qualname__ = name
     raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
     raw.api_name = api_name  # adcore.jit calls the backend's function by this name directly
     return raw
 
 
-def _dispatch_cache(name, api_name):
-    """``function_for(args)``: the backend function ``api_name`` for the call ``args``, cached per argument types.
+#: The dispatch caches of :func:`_dispatched`, emptied when the backend registered for a type changes.
+_dispatch_caches = []
+
+
+def _forget_dispatch(value_type):
+    for found in _dispatch_caches:
+        found.clear()
+
+
+forget_on_change(_forget_dispatch)
+
+
+def _dispatched(name, api_name):
+    """``call(*args)``: the backend function ``api_name`` called on ``args``, found once per argument types.
 
     The first call with some argument types asks ``backend_of`` (which raises for arrays of two
     backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
-    NumPy's float64 scalar operators); later calls with the same types look the function up and
-    check that the backend it came from still serves them: the backend of the first array argument
-    (the registry of array types may change), or the default backend where no argument is an array
-    (it changes with ``use_backend``). Two arrays of a library with several devices are not cached
-    (``backend_of`` compares their devices on every call).
+    NumPy's float64 scalar operators); later calls with the same types look the function up. An
+    entry for arrays holds while the registry of array types is unchanged (``forget_on_change``
+    empties the cache); one for a call with no array argument, while the default backend is the
+    one it was found for (it changes with ``use_backend``). Two arrays of a library with several
+    devices are not cached (``backend_of`` compares their devices on every call).
     """
-    found = {}  # argument types -> (function, its backend, position of the first array argument or None)
+    found = {}  # argument types -> (function, the default backend it was found for, or None for a call on arrays)
+    _dispatch_caches.append(found)
 
     def resolve(args, types):
         arrays = [position for position, value in enumerate(args) if array_backend(value) is not None]
         backend = backend_of(*args, op=name)
         function = backend.function_for(api_name, types)
         if len(arrays) < 2 or not backend.multi_device:
-            found[types] = (function, backend, arrays[0] if arrays else None)
+            found[types] = (function, None if arrays else backend)
         return function
 
-    def function_for(args):
+    def call(*args):
         count = len(args)
         types = (type(args[0]),) if count == 1 else (type(args[0]), type(args[1])) if count == 2 else tuple(map(type, args))
         entry = found.get(types)
-        if entry is not None:
-            function, backend, position = entry
-            if (default_backend() if position is None else array_backend(args[position])) is backend:
-                return function
-        return resolve(args, types)
+        if entry is not None and (entry[1] is None or entry[1] is default_backend()):
+            return entry[0](*args)
+        return resolve(args, types)(*args)
 
-    return function_for
+    return call
 
 
 def _untraced_when(piecewise_constant):

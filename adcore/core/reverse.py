@@ -315,28 +315,30 @@ def backward_pass(g, end_node, release_saved_values=False):
     A node's cotangent is dropped once its VJP has run. The pass tracks which
     pending cotangents are buffers it owns (:func:`add_cotangent`), so that VJPs
     and sums may write into them. With ``release_saved_values`` the node's
-    saved values are dropped after its VJP (:func:`release_saved_values_of`), so
-    the graph can be walked only once.
+    saved values are dropped as its VJP runs (:func:`local_vjp`), so the graph
+    can be walked only once.
     """
     pending, owned = {end_node: g}, set()
     with gc_paused():
         for node in reverse_creation_order(end_node):
             g = pending.pop(node)
-            parent_gs, fresh = local_vjp(node, g, node in owned)
-            if release_saved_values:
-                release_saved_values_of(node)
+            parent_gs, fresh = local_vjp(node, g, node in owned, release_saved_values)
             for parent, parent_g in zip(node.parents, parent_gs):
                 add_cotangent(pending, owned, parent, parent_g, fresh)
     return dense(g)
 
 
-def local_vjp(node, g, owned):
+def local_vjp(node, g, owned, release_saved_values):
     """``(cotangents of node's parents, whether they are fresh buffers)`` for the cotangent ``g`` of
     its output; ``owned``: whether the pass owns ``g`` (a rule with saved values may write into it,
-    and may take a sparse cotangent; a closure from a VJP maker gets ``dense(g)``)."""
-    if node.saved is None:
-        return node.vjp(g.dense() if type(g) in sparse_cotangents else g), False
-    return node.vjp(g, owned, *node.saved)
+    and may take a sparse cotangent; a closure from a VJP maker gets ``dense(g)``). With
+    ``release_saved_values`` the node lets go of what it saved for its VJP (arguments, output)."""
+    vjp, saved = node.vjp, node.saved
+    if release_saved_values:
+        node.vjp = node.saved = None
+    if saved is None:
+        return vjp(g.dense() if type(g) in sparse_cotangents else g), False
+    return vjp(g, owned, *saved)
 
 
 def add_cotangent(pending, owned, node, g, fresh):
@@ -353,11 +355,6 @@ def add_cotangent(pending, owned, node, g, fresh):
     else:
         pending[node] = accumulate_into(g, prev) if fresh else accumulate(prev, g)
         owned.add(node)
-
-
-def release_saved_values_of(node):
-    """Free what ``node`` saved for its VJP (arguments, output), after the VJP has run."""
-    node.vjp = node.saved = None
 
 
 def reverse_creation_order(end_node):

@@ -230,35 +230,38 @@ def cotangent_of(x, g):
     return unbroadcast(g, metadata(x))
 
 
-#: array type -> whether ``x += y`` writes into ``x`` (an array of a library whose arrays are mutable)
-_mutable_types = {}
-backends.forget_on_change(lambda value_type: _mutable_types.pop(value_type, None))
+#: array type -> its backend if ``x += y`` writes into ``x`` (an array of a library whose arrays are mutable), else False
+_in_place_backends = {}
+backends.forget_on_change(lambda value_type: _in_place_backends.pop(value_type, None))
 
 
-def writes_in_place(x, y):
-    """Whether ``x += y`` and ``x *= y`` can write into ``x`` and give what ``x + y`` and ``x * y`` would:
-    ``x`` is an array of a library with mutable arrays (not a box or a scalar), and ``y`` a real Python
-    number or an array (or NumPy scalar) of ``x``'s dtype with ``x``'s shape or none. The caller must own
+def in_place_backend(x, y):
+    """The backend of ``x`` if ``x += y`` and ``x *= y`` can write into ``x`` and give what ``x + y`` and ``x * y``
+    would, else None: ``x`` is an array of a library with mutable arrays (not a box or a scalar), and ``y`` a real
+    Python number or an array (or NumPy scalar) of ``x``'s dtype with ``x``'s shape or none. The caller must own
     ``x`` (nobody else may see it change)."""
-    mutable = _mutable_types.get(type(x))
-    if mutable is None:
+    backend = _in_place_backends.get(type(x))
+    if backend is None:
         backend = backends.array_backend(x)
-        mutable = _mutable_types[type(x)] = backend is not None and backend.mutable_arrays
-    if not mutable or isbox(y):
-        return False
+        backend = _in_place_backends[type(x)] = backend if backend is not None and backend.mutable_arrays else False
+    if backend is False:
+        return None
     if type(y) in (float, int):
-        return True
+        return backend
+    if isbox(y):
+        return None
     y_dtype = getattr(y, "dtype", None)
-    return y_dtype is not None and y_dtype == x.dtype and (y.shape == x.shape or not y.shape)
+    return backend if y_dtype is not None and y_dtype == x.dtype and (y.shape == x.shape or not y.shape) else None
 
 
 def product_into(g, factor, owned):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
-    the backward pass owns ``g``, the product keeps its shape and dtype (:func:`writes_in_place`) and the
+    the backward pass owns ``g``, the product keeps its shape and dtype (:func:`in_place_backend`) and the
     library can check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer
     fewer for large arrays."""
-    if owned and writes_in_place(g, factor):
-        return backends.array_backend(g).multiply_zero_nan_into(g, factor)
+    backend = in_place_backend(g, factor) if owned else None
+    if backend is not None:
+        return backend.multiply_zero_nan_into(g, factor)
     return times_partial(g, factor)
 
 

@@ -10,7 +10,7 @@ from backends import array_backend, default_backend, get_backend
 from ..core import VSpace
 from . import wrapper as anp
 from .boxes import SCALAR_TYPES
-from .rules import writes_in_place
+from .rules import in_place_backend
 from .wrapper import _is_dtype_kind
 
 
@@ -65,8 +65,8 @@ class ArrayVSpace(VSpace):
 
     @staticmethod
     def add_into(x, y):
-        """``x + y``, written into ``x`` where it keeps ``x``'s shape and dtype (:func:`writes_in_place`)."""
-        if writes_in_place(x, y):
+        """``x + y``, written into ``x`` where it keeps ``x``'s shape and dtype (:func:`in_place_backend`)."""
+        if in_place_backend(x, y) is not None:
             x += y
             return x
         return anp.add(x, y)

@@ -153,13 +153,24 @@ def float64_scalars_by_operator(ufunc, scalar_operator):
 SECH_BLOCK = 1 << 15
 
 
+#: The most entries of a real floating array that ``holds_nan`` first sums in Python (quicker than a reduction there).
+SMALL_NAN_CHECK = 32
+
+
 def holds_nan(x):
     """Whether ``x`` (a NumPy array or scalar, or a Python number) holds a NaN, without making an array:
     ``minimum`` propagates a NaN (of either part of a complex number), so the smallest entry is NaN exactly
-    when one is, and the reduction neither overflows nor warns (a sum is NaN for inf + -inf, and warns)."""
+    when one is, and the reduction neither overflows nor warns (a sum is NaN for inf + -inf, and warns).
+    A real floating array of at most ``SMALL_NAN_CHECK`` entries is first summed as Python floats (no
+    warning; NaN if an entry is): a sum that is not NaN answers, about twice as fast as the reduction."""
     if type(x) in (float, int, complex):
         return x != x
-    if not getattr(x, "size", 1):
+    size = getattr(x, "size", 1)
+    if size <= SMALL_NAN_CHECK and type(x) is numpy.ndarray and x.dtype.kind == "f":
+        total = sum(x.ravel().tolist())
+        if total == total:
+            return False
+    elif not size:
         return False
     smallest = numpy.minimum.reduce(x, axis=None)
     return smallest != smallest

@@ -1,6 +1,7 @@
 """The backend registry, the default backend, and what vspaces and scatter-add make on each backend."""
 
 import threading
+import warnings
 
 import numpy
 import pytest
@@ -294,6 +295,27 @@ def test_caches_keyed_on_array_types_follow_the_registry(monkeypatch):
 
 
 NAN, INF = numpy.nan, numpy.inf
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 32, 33, 100])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
+def test_numpy_holds_nan_is_exact(size, dtype):
+    """The NaN-safe product's check on NumPy arrays of each size (a small real array is summed in Python first):
+    True exactly where an entry is NaN, also when inf and -inf (whose sum is NaN) or the largest values (whose
+    sum overflows) are present, in views and 2-D arrays, without a warning."""
+    from backends.numpy import holds_nan
+
+    x = numpy.linspace(-1, 1, size).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not holds_nan(x) and not holds_nan(x[None]) and not holds_nan(x[::2])
+        if size >= 2:
+            assert not holds_nan(numpy.full(size, numpy.finfo(dtype).max, dtype))
+            x[0], x[-1] = INF, -INF
+            assert not holds_nan(x) and not holds_nan(x[None])
+            x[size // 2] = NAN
+            assert holds_nan(x) and holds_nan(x[None]) and holds_nan(x[size // 2 :: size])
+
 
 #: (a, b, dtypes) for ``multiply_zero_nan(a, b)``
 ZERO_NAN_CASES = [

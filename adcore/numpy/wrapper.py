@@ -32,6 +32,7 @@ _dispatch_caches = []
 
 
 def _forget_dispatch(value_type):
+    """Empty every dispatch cache, whatever ``value_type`` (a registry change is rare: tests' stand-in backends)."""
     for found in _dispatch_caches:
         found.clear()
 

@@ -80,7 +80,7 @@ TEST_BACKENDS = [
     BackendCase("cupy"),
     BackendCase("torch"),
     BackendCase("jax"),
-    BackendCase("dask", sample=3),  # each Dask operation builds a graph and each check computes it: milliseconds apiece
+    BackendCase("dask", sample=4),  # each Dask operation builds a graph and each check computes it: milliseconds apiece
 ]
 
 

@@ -10,7 +10,7 @@ The full run (``pytest --full``) checks every shape of a line (``unary`` and
 ``binary`` give one line several shapes), every dtype and the line's order on
 every backend. The default run samples that grid so that every line is still
 checked on every backend (``conftest.in_default_run``) but Dask and the second
-strict device, which keep every third and every second case
+strict device, which keep every fourth and every second case
 (``BackendCase.sample``): one shape and one dtype
 per line and backend, rotating with the line and the backend so that together
 they cover the shapes and dtypes; on numpy in the first dtype (float64 or

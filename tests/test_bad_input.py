@@ -476,6 +476,7 @@ def test_rollaxis_counts_a_negative_start_as_numpy():
         lambda m, x: m.swapaxes(x, -3, 1),
         lambda m, x: m.moveaxis(x, 2, 0),
         lambda m, x: m.moveaxis(x, 0, -3),
+        lambda m, x: m.average(x, axis=2, weights=m.ones(3)),
     ],
 )
 def test_axes_out_of_bounds_raise_axis_errors(call):

@@ -413,7 +413,8 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         result = mean(a, axis=axis, keepdims=keepdims)
     else:
         if ndim(weights) == 1 and ndim(a) > 1:
-            weights = reshape(weights, tuple(-1 if i == axis % ndim(a) else 1 for i in range(ndim(a))))
+            along = _normalize_axis(axis, ndim(a), "average")
+            weights = reshape(weights, tuple(-1 if i == along else 1 for i in range(ndim(a))))
         (a, narrow), weights = _accumulating(a), _accumulating(weights)[0]  # float16 accumulates in float32
         total = sum(broadcast_to(weights, shape(a)), axis=axis, keepdims=keepdims)
         result = _given_back(sum(multiply(a, weights), axis=axis, keepdims=keepdims) / total, narrow)

@@ -867,10 +867,18 @@ class Constants:
 
     def __init__(self):
         self.by_content = {}
+        self.by_identity = {}  # id -> (the recorded constant, kept alive so that its id is not reused; its frozen copy)
 
     def frozen(self, arg):
+        """``arg`` frozen, once per object: a matrix read by every column of a Jacobian is copied and hashed once."""
         if type(arg) is Ref or not hasattr(arg, "shape"):
             return arg
+        entry = self.by_identity.get(id(arg))
+        if entry is None:
+            entry = self.by_identity[id(arg)] = (arg, self.freeze(arg))
+        return entry[1]
+
+    def freeze(self, arg):
         if type(arg) is _np.ndarray:
             if not arg.flags.writeable:
                 return arg  # a read-only NumPy array (a broadcast made while recording) is kept as it is

@@ -6,8 +6,10 @@ primitive computed from them (the forward pass, and the backward or forward
 pass of any derivative taken inside, whose rules are themselves primitives) is
 written down as one raw backend call. The calls are optimised (dead values
 removed, elementwise chains fused, buffers reused and updated in place) and
-turned into one straight-line Python function; later calls with the same
-signature run that function: no boxes, no nodes, no closures, no backward pass.
+turned into one straight-line Python function. The first call returns what
+``fun`` computed while recorded (the program does not run then); later calls
+with the same signature run that function: no boxes, no nodes, no closures, no
+backward pass.
 
 What a signature is
 -------------------
@@ -59,7 +61,8 @@ A replay calls the same backend functions on the same kinds of values as the
 recording did, so without fusion its results equal the eager ones bit for bit
 (the tests replay every line of the spec table of rules, on every backend).
 Fused chains compute the same expressions in one pass, equal to floating-point
-rounding: ``numexpr`` fuses the arithmetic between NumPy's own transcendental
+rounding (the first call, which returns the recorded eager values, can then differ
+from the replays in the last bits): ``numexpr`` fuses the arithmetic between NumPy's own transcendental
 functions; a CuPy ``ElementwiseKernel`` fuses both (CUDA's math library).
 """
 
@@ -81,7 +84,7 @@ from . import builtins as _containers
 from .builtins import build_container
 from .core import Box, Node, getval, new_box, snapshot_value, snapshots, tracer
 from .core import trace as _trace
-from .jit_program import Instruction, Ref, build_program
+from .jit_program import Instruction, Ref, build_program, refs_in
 from .numpy import linalg as _linalg
 from .numpy import random as _random
 from .numpy import wrapper as anp
@@ -432,7 +435,8 @@ def recording_open(recording):
 
 
 def record(fun, name, args, kwargs, leaves):
-    """Run ``fun(*args, **kwargs)`` with its traced ``leaves`` boxed; return the optimised program."""
+    """Run ``fun(*args, **kwargs)`` with its traced ``leaves`` boxed; return the optimised program and
+    the recording call's result (what ``fun`` computed, as the program returns it: no replay needed)."""
     recording = Recording(name)
     outputs = []
 
@@ -446,10 +450,23 @@ def record(fun, name, args, kwargs, leaves):
     before = _np.random.get_state()
     with recording_open(recording):
         _trace(JitNode.new_root(recording, None), traced, 0.0)
+    template = recording.output_template(outputs[0])
     with tracer.gc_paused():  # the program's objects have no cycles; the collector would walk them over and over
-        program = build_program(recording, len(leaves), recording.output_template(outputs[0]))
+        program = build_program(recording, len(leaves), template)
     check_global_draws(recording, program, leaves, before)
-    return program
+    return program, recorded_result(template, outputs[0], leaves)
+
+
+def recorded_result(template, value, leaves):
+    """What the program returns for ``template``, taken from the recording: the value ``fun`` computed
+    (``value``, what it returned) for a recorded value, the caller's leaf for an input, a copy of a constant."""
+    if type(template) is Ref:
+        return leaves[template.slot] if template.slot < len(leaves) else getval(value)
+    if next(refs_in(template), None) is None:
+        return snapshot_value(template)
+    if isinstance(template, dict):
+        return build_container(type(template), [(key, recorded_result(t, value[key], leaves)) for key, t in template.items()])
+    return build_container(type(template), [recorded_result(t, v, leaves) for t, v in zip(template, value)])
 
 
 def check_global_draws(recording, program, leaves, before):
@@ -496,7 +513,9 @@ class Jitted:
         programs = self.programs
         program = programs.get(key)
         if program is None:
-            program = self.record(key, args, kwargs, leaves, statics)
+            program, result = self.record(key, args, kwargs, leaves, statics)
+            if program is not EAGER:
+                return result
         elif len(programs) > 1:
             programs.move_to_end(key)
         if program is EAGER:
@@ -504,8 +523,11 @@ class Jitted:
         return program(*leaves)
 
     def record(self, key, args, kwargs, leaves, statics):
+        """``(program, result of the recording call)``; ``(EAGER, None)`` for a refused recording under
+        ``on_refusal="eager"``."""
+        result = None
         try:
-            program = record(self.fun, self.name, args, kwargs, leaves)
+            program, result = record(self.fun, self.name, args, kwargs, leaves)
         except JitError:
             if self.on_refusal != "eager":
                 raise
@@ -515,7 +537,7 @@ class Jitted:
             self.programs[key] = program
             while len(self.programs) > self.cache_size:
                 self.programs.popitem(last=False)
-        return program
+        return program, result
 
 
 def _run_eagerly(*leaves):

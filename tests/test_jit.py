@@ -417,6 +417,28 @@ def test_one_recording_per_signature():
     assert len(calls) == 4 + 3  # each recording traces f once; each eager grad above once
 
 
+def test_the_recording_call_returns_what_it_computed_without_a_replay():
+    raw_calls = []
+
+    @adcore.primitive
+    def doubled(x):
+        raw_calls.append(x)
+        return 2.0 * x
+
+    constant = numpy.zeros(2)
+    jitted = jit(lambda x, scale: (doubled(x) * scale, x, constant, [scale, "static"]))
+    x = numpy.array([1.0, 2.0])
+    value, same, copy, items = jitted(x, 3.0)
+    assert len(raw_calls) == 1  # recorded, not run again by the program
+    numpy.testing.assert_array_equal(value, [6.0, 12.0])
+    assert same is x and items == [3.0, "static"]  # an input as the caller's object, as a replay returns it
+    assert copy is not constant and numpy.array_equal(copy, constant)  # a constant as a fresh copy
+    value, same, copy, items = jitted(2.0 * x, 1.0)
+    assert len(raw_calls) == 2
+    numpy.testing.assert_array_equal(value, [4.0, 8.0])
+    assert copy is not constant and items == [1.0, "static"]
+
+
 def test_python_floats_are_traced_inputs():
     jitted = grad(lambda x, y: np.sin(x) * y, jit=True)
     for x in (0.1, 0.2, 0.3):

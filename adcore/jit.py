@@ -272,6 +272,11 @@ class Recording:
         self.tracked[key] = (slot, keep)
         return slot
 
+    def release(self):
+        """Drop the calls, kinds and values held: the recording itself may outlive its call, in a cycle of
+        the traced function's closures (and the callbacks of its weak references hold it: another one)."""
+        self.instructions, self.kinds, self.tracked = [], [], {}
+
     def forget(self, key, ref):
         entry = self.tracked.get(key)
         if entry is not None and entry[1] is ref:
@@ -436,8 +441,17 @@ def recording_open(recording):
 
 def record(fun, name, args, kwargs, leaves):
     """Run ``fun(*args, **kwargs)`` with its traced ``leaves`` boxed; return the optimised program and
-    the recording call's result (what ``fun`` computed, as the program returns it: no replay needed)."""
-    recording = Recording(name)
+    the recording call's result (what ``fun`` computed, as the program returns it: no replay needed).
+
+    The collector is off throughout, as in a trace: the recording's calls and values are dropped
+    (``Recording.release``) and freed by their counts before it is back on; it would otherwise walk all
+    of them, at each collection and once more at the end.
+    """
+    with tracer.gc_paused():
+        return recorded(Recording(name), fun, args, kwargs, leaves)
+
+
+def recorded(recording, fun, args, kwargs, leaves):
     outputs = []
 
     def traced(start_box):
@@ -448,12 +462,14 @@ def record(fun, name, args, kwargs, leaves):
         outputs.append(fun(*call_args, **call_kwargs))
 
     before = _np.random.get_state()
-    with recording_open(recording):
-        _trace(JitNode.new_root(recording, None), traced, 0.0)
-    template = recording.output_template(outputs[0])
-    with tracer.gc_paused():  # the program's objects have no cycles; the collector would walk them over and over
+    try:
+        with recording_open(recording):
+            _trace(JitNode.new_root(recording, None), traced, 0.0)
+        template = recording.output_template(outputs[0])
         program = build_program(recording, len(leaves), template)
-    check_global_draws(recording, program, leaves, before)
+        check_global_draws(recording, program, leaves, before)
+    finally:
+        recording.release()
     return program, recorded_result(template, outputs[0], leaves)
 
 

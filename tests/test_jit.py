@@ -11,6 +11,7 @@
   the line of the user's function, and ``on_refusal="eager"`` runs it eagerly instead.
 """
 
+import ast
 import math
 import re
 import sys
@@ -232,8 +233,16 @@ def test_hessian_vector_product_does_not_compute_the_gradient_it_discards():
 
 
 def called(program):
-    """The names of the functions a program calls, line by line."""
-    names = re.findall(r"= (F\d+)\(", program.source)
+    """The names of the functions a program calls, in the order it calls them (a call's arguments first)."""
+    names = []
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and re.fullmatch(r"F\d+", node.func.id):
+            names.append(node.func.id)
+
+    visit(ast.parse(program.source))
     return [getattr(program.__globals__[name], "__name__", name) for name in names]
 
 
@@ -371,6 +380,20 @@ def test_buffers_reused_in_place_never_hold_a_live_value():
     for scale in (0.5, 2.0):
         assert_same(jitted(scale * x), grad(f)(scale * x), None, exact=False)
     assert "out=" in next(iter(jitted.programs.values())).source
+
+
+def test_values_read_once_are_written_inside_their_reader_in_the_recorded_order():
+    def f(x):
+        first = np.sin(x) * np.cos(x)
+        c, d = np.tan(x), np.exp(x)
+        return first, d * c  # c and d are read in the other order than computed: they keep their lines
+
+    jitted = jit(f)
+    jitted(0.3)
+    assert jitted(0.7) == f(0.7)
+    program = next(iter(jitted.programs.values()))
+    assert called(program) == ["sin", "cos", "mul", "tan", "exp", "mul"], program.source
+    assert program.source.count(" = ") == 4 and "(F0(v0), F1(v0))" in program.source, program.source
 
 
 def test_long_programs_are_compiled_in_pieces(monkeypatch):

@@ -301,7 +301,7 @@ class Recording:
         """``value`` with its recorded values as :class:`Ref` (boxed or raw, inside tuples and lists too),
         or None if it holds none."""
         kind = type(value)
-        if kind in (int, bool, str) or value is None:
+        if kind in _UNTRACKED:
             return None
         slot = self.slot_of(getval(value) if kind in Box.types else value)
         if slot is not None:
@@ -321,13 +321,9 @@ class Recording:
         a value out of its box (``anp.max(getval(a)) + 1.0``) included, is then recorded too.
         """
         raw_args = [getval(arg) for arg in args]  # boxes at the top only (those of a non-differentiable function)
-        tracked = self.tracked
-        if not builtins.any(id(raw) in tracked or type(raw) in _SEQUENCES for raw in raw_args):
+        template = self.args_template(args, raw_args)
+        if template is None:
             return f_raw(*raw_args, **kwargs)
-        templates = [self.template(arg) for arg in args]
-        if builtins.all(t is None for t in templates):
-            return f_raw(*raw_args, **kwargs)
-        template = tuple(raw if t is None else t for t, raw in zip(templates, raw_args))
         nondifferentiable = f_wrapped in tracer.nondifferentiable
         if nondifferentiable:
             self.check_nondifferentiable(f_wrapped)
@@ -354,6 +350,27 @@ class Recording:
             return value
         return new_box(value, self.trace_id, JitNode.new_root(self, slot))
 
+    def args_template(self, args, raw_args):
+        """``raw_args`` (the raw values of ``args``) with the recorded values as :class:`Ref` (see
+        :meth:`template`), as a tuple; None if they hold none (one look-up per argument)."""
+        tracked = self.tracked
+        template = None
+        for position, raw in enumerate(raw_args):
+            kind = type(raw)
+            entry = None if kind in _UNTRACKED else tracked.get(id(raw))
+            if entry is not None:
+                item = Ref(entry[0])
+            elif kind is tuple or kind is list:
+                item = self.template(args[position])
+                if item is None:
+                    continue
+            else:
+                continue
+            if template is None:
+                template = list(raw_args)
+            template[position] = item
+        return None if template is None else tuple(template)
+
     def output_template(self, value):
         """What ``fun`` returned, with its recorded values (boxed or raw) as :class:`Ref`."""
         if isinstance(value, (tuple, list)) and type(value) not in Box.types:
@@ -375,7 +392,7 @@ class Recording:
             raise refusal(self, f"{VALUE_SHAPE} (an index by a traced boolean mask)", VALUE_SHAPE_WAY_OUT)
 
 
-_SEQUENCES = (tuple, list)
+_UNTRACKED = (int, bool, str, type(None))  # small ints are shared objects: never recorded by identity
 
 
 def _is_jit_box(value):

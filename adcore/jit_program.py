@@ -102,10 +102,18 @@ class Instruction:
         if api is None or kwargs:
             return cls(f_raw, args, kwargs, out)
         backend = backend_of(*raw_args)
-        ufunc = getattr(_np, api, None) if backend.name == "numpy" else None
-        if type(value) is _np.ndarray and isinstance(ufunc, _np.ufunc):
+        ufunc = numpy_ufunc(api) if backend.name == "numpy" else None
+        if ufunc is not None and type(value) is _np.ndarray:
             return cls(ufunc, args, kwargs, out, api, inplace=value.ndim > 0)
         return cls(backend.function_for(api, tuple(map(type, raw_args))), args, kwargs, out, api)
+
+
+@functools.cache
+def numpy_ufunc(api):
+    """NumPy's ufunc of the Array API name ``api``, or None (looked up once: a missing name costs NumPy's
+    module ``__getattr__`` an exception)."""
+    ufunc = getattr(_np, api, None)
+    return ufunc if isinstance(ufunc, _np.ufunc) else None
 
 
 def refs_in(value):

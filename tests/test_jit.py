@@ -418,6 +418,30 @@ def test_long_programs_are_compiled_in_pieces(monkeypatch):
             assert_same(jitted(*[2.0 * a for a in args]), operator(f)(*[2.0 * a for a in args]), None, exact=size < 1 << 14)
 
 
+def test_recording_work_grows_as_the_program(monkeypatch):
+    """The passes and the writer read each call's arguments a bounded number of times (no pass scans the
+    program once per call): counted for a recurrence of 50 and 200 steps, written in pieces of 100 calls."""
+    from adcore import jit_program
+    from benchmarks import overhead
+
+    monkeypatch.setattr(jit_program, "CHUNK", 100)
+    reads, arg_refs = [], jit_program.arg_refs
+
+    def counted(instruction):
+        reads[-1] += 1
+        return arg_refs(instruction)
+
+    monkeypatch.setattr(jit_program, "arg_refs", counted)
+    lengths = []
+    for steps in (50, 200):
+        reads.append(0)
+        jitted = grad(partial(overhead.recurrence, steps=steps), jit=True)
+        jitted(0.5)
+        lengths.append(next(iter(jitted.programs.values())).instructions)
+        assert jitted(0.25) == grad(partial(overhead.recurrence, steps=steps))(0.25)
+    assert lengths[1] >= 4 * lengths[0] and reads[1] <= 4.2 * reads[0], (lengths, reads)
+
+
 # ---- signatures and the cache ----
 
 

@@ -411,8 +411,10 @@ def defer_nan_masks(instructions, output, kinds):
         return instructions, []
     tainted = set(unmasked)  # values computed from an unmasked product
     for instruction in instructions:
-        if any(ref.slot in tainted for ref in arg_refs(instruction)):
-            tainted.add(instruction.out)
+        for ref in arg_refs(instruction):
+            if ref.slot in tainted:
+                tainted.add(instruction.out)
+                break
     changed = [plain_product(i, kinds) if i.out in unmasked else i for i in instructions]
     return changed, sorted(outputs & tainted & reaching)
 
@@ -837,9 +839,7 @@ def _body(writer, instructions, start, released, shared, n_inputs, read_once):
 
     def write(slot, expression, indices):
         named.add(slot)
-        lines.append(f"    v{slot} = {expression}")
-        if slot in shared:
-            lines.append(f"    r[{slot}] = v{slot}")
+        lines.append(f"    v{slot} = r[{slot}] = {expression}" if slot in shared else f"    v{slot} = {expression}")
         for index in indices:
             for released_slot in sorted(released.get(index, ())):
                 if released_slot < n_inputs or (released_slot in read_once and released_slot not in named):

@@ -26,7 +26,8 @@ result of an earlier call) or constants. :func:`build_program` then
    call; other arrays are released at their last use;
 7. writes the calls as the lines of a Python function and compiles it
    (``write_functions``; a long program as a chain of functions): functions and
-   constants are globals of that function, numbers are literals.
+   constants are globals of that function, numbers are literals, and a value read
+   once is written inside the expression of the call that reads it.
 
 Calls of other backends (Dask, torch, JAX, array-api-strict) run as recorded:
 on Dask the replay builds one lazy graph, computed by the caller.

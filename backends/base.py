@@ -24,6 +24,12 @@ ELEMENTWISE = frozenset(
 )
 
 
+def shares_entries(shape, strides):
+    """Whether an array of ``shape`` and ``strides`` has two entries at one address: an axis longer than 1
+    with stride 0, as a broadcast view has."""
+    return any(stride == 0 and length > 1 for length, stride in zip(shape, strides))
+
+
 def install_command(*extras):
     """The pip command that installs adcore with ``extras`` (``pip install "adcore[scipy]"``), one per extra, joined by "or"."""
     return " or ".join(f'pip install "adcore[{extra}]"' for extra in extras)
@@ -116,6 +122,14 @@ class Backend:
         when ``mutable_arrays`` is true.
         """
         return self.xp.asarray(x, copy=True)
+
+    def writable(self, x):
+        """``x``, a derivative about to be handed to the user, as an array whose entries can be written one
+        at a time: a copy where ``x`` is a view whose entries share memory (a reduction's cotangent is a
+        broadcast of one value: NumPy marks it read-only, PyTorch writes every entry at once) or is read-only,
+        else ``x`` itself. The default returns ``x``: a library whose writes make new arrays (Dask) or that
+        has none (JAX)."""
+        return x
 
     #: Whether ``freeze`` can mark this library's arrays read-only (then constants of a single-use
     #: trace are marked instead of copied by ``snapshot``).

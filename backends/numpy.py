@@ -5,7 +5,7 @@ import operator
 
 import numpy
 
-from .base import Backend, install_command
+from .base import Backend, install_command, shares_entries
 
 
 class NumPyBackend(Backend):
@@ -75,6 +75,11 @@ class NumPyBackend(Backend):
             u *= 4.0
             u /= v
         return result
+
+    def writable(self, x):
+        if type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides)):
+            return x.copy()
+        return x
 
     read_only_flags = True
 

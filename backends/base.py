@@ -198,10 +198,11 @@ class Backend:
         u = self.exp(self.multiply(self.abs(x), -2.0))
         return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
 
-    def multiply_zero_nan_into(self, a, b):
-        """``multiply_zero_nan(a, b)``, written into ``a`` (an array of this library whose shape and dtype
-        the product keeps) where the library can tell without waiting whether ``b`` holds a NaN (NumPy);
-        elsewhere a new array (a lazy or device array would have to be computed to tell)."""
+    def multiply_zero_nan_into(self, a, b, out=None):
+        """``multiply_zero_nan(a, b)``, written into ``out`` (``a`` by default, or ``b``: an array of this
+        library whose shape and dtype the product keeps) where the library can tell without waiting whether
+        ``b`` holds a NaN (NumPy); elsewhere a new array (a lazy or device array would have to be computed to
+        tell)."""
         return self.multiply_zero_nan(a, b)
 
     def random_normal(self, rng, shape, dtype, device=None):

@@ -51,11 +51,10 @@ class NumPyBackend(Backend):
             return product
         return numpy.where(numpy.isnan(b) & numpy.equal(a, 0), 0, product)[()]
 
-    def multiply_zero_nan_into(self, a, b):
+    def multiply_zero_nan_into(self, a, b, out=None):
         if holds_nan(b):
             return self.multiply_zero_nan(a, b)
-        a *= b
-        return a
+        return numpy.multiply(a, b, out=a if out is None else out)
 
     def sech_squared(self, x):
         """As ``Backend.sech_squared``, in the result's buffer, a block of ``SECH_BLOCK`` entries at a time (its

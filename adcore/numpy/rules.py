@@ -183,16 +183,18 @@ def def_elementwise(fun, *partials):
     def vjp(g, owned, ans, args, kwargs, argnums):
         if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
             partial = partials[0](ans, None)
-            return (product_into(g, partial, owned, made_by_rule(partial, ans, ())),), True
+            return (product_into(g, partial, owned, not owned and made_by_rule(partial, ans, ())),), True
         if len(argnums) == 1:
             argnum = argnums[0]
             partial = partials[argnum](ans, *args)
-            return (cotangent_of(args[argnum], product_into(g, partial, owned, made_by_rule(partial, ans, args))),), True
-        *others, last = argnums
+            made = not owned and made_by_rule(partial, ans, args)
+            return (cotangent_of(args[argnum], product_into(g, partial, owned, made)),), True
+        last = argnums[-1]
         products = []
         for argnum in argnums:
             partial = partials[argnum](ans, *args)
-            product = product_into(g, partial, owned and argnum == last, made_by_rule(partial, ans, args))
+            writes_g = owned and argnum == last
+            product = product_into(g, partial, writes_g, not writes_g and made_by_rule(partial, ans, args))
             products.append(cotangent_of(args[argnum], product))
         return tuple(products), True
 
@@ -263,7 +265,8 @@ def in_place_backend(x, y):
 
 def product_into(g, factor, owned, made=False):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
-    the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`), where
+    the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked only
+    where ``g`` is not owned), where
     the product keeps the shape and dtype of the buffer written (:func:`in_place_backend`) and the library can
     check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
     backend = in_place_backend(g, factor) if owned else None

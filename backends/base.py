@@ -123,13 +123,12 @@ class Backend:
         """
         return self.xp.asarray(x, copy=True)
 
-    def writable(self, x):
-        """``x``, a derivative about to be handed to the user, as an array whose entries can be written one
-        at a time: a copy where ``x`` is a view whose entries share memory (a reduction's cotangent is a
-        broadcast of one value: NumPy marks it read-only, PyTorch writes every entry at once) or is read-only,
-        else ``x`` itself. The default returns ``x``: a library whose writes make new arrays (Dask) or that
-        has none (JAX)."""
-        return x
+    def unwritable(self, x):
+        """Whether ``x``, a derivative about to be handed to the user, is an array whose entries cannot be
+        written one at a time: a view whose entries share memory (a reduction's cotangent is a broadcast of
+        one value: NumPy marks it read-only, PyTorch writes every entry at once) or a read-only one. The
+        default is False: a library whose writes make new arrays (Dask) or that has none (JAX)."""
+        return False
 
     #: Whether ``freeze`` can mark this library's arrays read-only (then constants of a single-use
     #: trace are marked instead of copied by ``snapshot``).

@@ -75,10 +75,8 @@ class NumPyBackend(Backend):
             u /= v
         return result
 
-    def writable(self, x):
-        if type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides)):
-            return x.copy()
-        return x
+    def unwritable(self, x):
+        return type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides))
 
     read_only_flags = True
 

@@ -49,10 +49,8 @@ class TorchBackend(Backend):
     def from_numpy(self, x, dtype=None, device=None):
         return self.asarray(numpy.asarray(x), dtype=dtype, device=device, copy=True)
 
-    def writable(self, x):
-        if isinstance(x, torch.Tensor) and shares_entries(x.shape, x.stride()):
-            return x.contiguous()
-        return x
+    def unwritable(self, x):
+        return isinstance(x, torch.Tensor) and shares_entries(x.shape, x.stride())
 
     def einsum(self, subscripts, *operands):
         """torch.einsum does not promote mixed dtypes."""

@@ -75,8 +75,8 @@ class ArrayVSpace(VSpace):
         return anp.multiply(x, a)
 
     def writable(self, value):
-        """``value`` (or a copy of it, ``Backend.writable``) with entries the user can write one at a time."""
-        return value if isbox(value) else self.backend.writable(value)
+        """``value``, or a copy of it (``Backend.snapshot``) where ``Backend.unwritable``."""
+        return self.backend.snapshot(value) if not isbox(value) and self.backend.unwritable(value) else value
 
     def inner_prod(self, x, y):
         """``Re(sum(conj(x) * y))``: the real inner product, also for complex spaces."""

@@ -178,6 +178,14 @@ def _sech_squared(x):
     return backend_of(x, op="tanh").sech_squared(x)
 
 
+@primitive
+def _owned_copy(x):
+    """A copy of ``x`` (``Backend.snapshot``) whose entries can be written one at a time: a derivative handed
+    to the user where it is a view that cannot be (``VSpace.writable``); a primitive, so that ``adcore.jit``
+    records it."""
+    return backend_of(x, op="copy").snapshot(x)
+
+
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
 
 _LN2 = float(_np.log(2.0))

@@ -1185,12 +1185,12 @@ def shape(x):
 
 @notrace_primitive
 def ndim(x):
-    return len(shape(x))
+    return len(shape.fun(x))  # x is already a raw value: no second unboxing
 
 
 @notrace_primitive
 def size(x):
-    return _count(shape(x), None, "size")
+    return _count(shape.fun(x), None, "size")
 
 
 @notrace_primitive

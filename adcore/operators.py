@@ -300,6 +300,8 @@ def _in_space(where, what, expected_vs, given):
         given_vs = vspace(given)
     except TypeError:
         raise TypeError(f"{where}: the {what} is a {type(given).__name__}; expected {_space_name(expected_vs)}") from None
+    if given_vs == expected_vs and not isinstance(given, (int, float, complex)):
+        return given  # the common case: the very space (its shape, dtype, backend and device), nothing to check or convert
     _check_same_space(where, what, expected_vs, given_vs, strict=not isinstance(given, (int, float, complex)))
     if isinstance(given, (int, float, complex)) and hasattr(expected_vs, "shape"):
         return expected_vs.scalar_mul(expected_vs.ones(), given)

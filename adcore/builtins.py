@@ -378,6 +378,9 @@ class ContainerVSpace(VSpace):
     def covector(self, x):
         return self._map(lambda vs, item: vs.covector(item), x)
 
+    def writable(self, value):
+        return value if isbox(value) else self._map(lambda vs, item: vs.writable(item), value)
+
     def standard_basis(self):
         zeros = self.zeros()
         positions = range(len(self.spaces)) if self.keys is None else self.keys

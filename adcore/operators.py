@@ -405,7 +405,14 @@ def make_jvp(fun, x):
     >>> float(tangent)
     6.0
     """
-    return _taking_tangents_of(fun, x, _make_jvp(_with_checked_output(fun, ANY), x))
+    jvp = _make_jvp(_with_checked_output(fun, ANY), x)
+    return _taking_tangents_of(fun, x, lambda v: _with_writable_tangent(*jvp(v)))
+
+
+def _with_writable_tangent(ans, tangent):
+    """``(ans, tangent)`` with the tangent's arrays writable entry by entry (``VSpace.writable``: a copy of a
+    broadcast view, which a linear function's tangent can be)."""
+    return ans, vspace(tangent).writable(tangent)
 
 
 def _taking_tangents_of(fun, x, unchecked_jvp):
@@ -908,7 +915,7 @@ def deriv(fun, x):
     >>> float(deriv(lambda x: x ** 3)(2.0))
     12.0
     """
-    return _make_jvp(_with_checked_output(fun, ANY), x)(vspace(x).ones())[1]
+    return _with_writable_tangent(*_make_jvp(_with_checked_output(fun, ANY), x)(vspace(x).ones()))[1]
 
 
 def checkpoint(fun):

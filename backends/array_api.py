@@ -18,6 +18,11 @@ class StrictBackend(Backend):
     def to_numpy(self, x):
         return numpy.asarray(x.to_device(self.xp.Device("CPU_DEVICE")))
 
+    def unwritable(self, x):
+        """Every array: the standard has no way to tell a broadcast view (which array-api-strict, on NumPy,
+        keeps read-only)."""
+        return hasattr(x, "__array_namespace__")
+
 
 def load(name):
     """The backend for library ``name``, made from one of its arrays' namespace."""

@@ -24,6 +24,12 @@ ELEMENTWISE = frozenset(
 )
 
 
+def shares_entries(shape, strides):
+    """Whether an array of ``shape`` and ``strides`` has two entries at one address: an axis longer than 1
+    with stride 0, as a broadcast view has."""
+    return any(stride == 0 and length > 1 for length, stride in zip(shape, strides))
+
+
 def install_command(*extras):
     """The pip command that installs adcore with ``extras`` (``pip install "adcore[scipy]"``), one per extra, joined by "or"."""
     return " or ".join(f'pip install "adcore[{extra}]"' for extra in extras)
@@ -117,6 +123,13 @@ class Backend:
         """
         return self.xp.asarray(x, copy=True)
 
+    def unwritable(self, x):
+        """Whether ``x``, a derivative about to be handed to the user, is an array whose entries cannot be
+        written one at a time: a view whose entries share memory (a reduction's cotangent is a broadcast of
+        one value: NumPy marks it read-only, PyTorch writes every entry at once) or a read-only one. The
+        default is False: a library whose writes make new arrays (Dask) or that has none (JAX)."""
+        return False
+
     #: Whether ``freeze`` can mark this library's arrays read-only (then constants of a single-use
     #: trace are marked instead of copied by ``snapshot``).
     read_only_flags = False
@@ -184,10 +197,11 @@ class Backend:
         u = self.exp(self.multiply(self.abs(x), -2.0))
         return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
 
-    def multiply_zero_nan_into(self, a, b):
-        """``multiply_zero_nan(a, b)``, written into ``a`` (an array of this library whose shape and dtype
-        the product keeps) where the library can tell without waiting whether ``b`` holds a NaN (NumPy);
-        elsewhere a new array (a lazy or device array would have to be computed to tell)."""
+    def multiply_zero_nan_into(self, a, b, out=None):
+        """``multiply_zero_nan(a, b)``, written into ``out`` (``a`` by default, or ``b``: an array of this
+        library whose shape and dtype the product keeps) where the library can tell without waiting whether
+        ``b`` holds a NaN (NumPy); elsewhere a new array (a lazy or device array would have to be computed to
+        tell)."""
         return self.multiply_zero_nan(a, b)
 
     def random_normal(self, rng, shape, dtype, device=None):

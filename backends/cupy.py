@@ -38,7 +38,7 @@ import cupy
 import cupyx
 import numpy
 
-from .base import Backend
+from .base import Backend, shares_entries
 
 #: Array API name -> how many leading arguments CuPy takes as arrays only (a scalar there is made an array)
 ARRAY_ARGUMENTS = {
@@ -82,6 +82,9 @@ class CuPyBackend(Backend):
 
     def synchronize(self):
         cupy.cuda.get_current_stream().synchronize()
+
+    def unwritable(self, x):
+        return isinstance(x, cupy.ndarray) and shares_entries(x.shape, x.strides)
 
     def scatter_add_repeated(self, out, index, values):
         if out.dtype.kind == "c":

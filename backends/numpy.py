@@ -5,7 +5,7 @@ import operator
 
 import numpy
 
-from .base import Backend, install_command
+from .base import Backend, install_command, shares_entries
 
 
 class NumPyBackend(Backend):
@@ -78,11 +78,14 @@ class NumPyBackend(Backend):
             return product
         return numpy.where(numpy.isnan(b) & numpy.equal(a, 0), 0, product)[()]
 
-    def multiply_zero_nan_into(self, a, b):
+    def multiply_zero_nan_into(self, a, b, out=None):
         if holds_nan(b):
             return self.multiply_zero_nan(a, b)
-        a *= b
-        return a
+        if out is None or out is a:
+            a *= b  # the operator: quicker than the ufunc called with out= on small arrays
+            return a
+        out *= a
+        return out
 
     def sech_squared(self, x):
         """As ``Backend.sech_squared``, in the result's buffer, a block of ``SECH_BLOCK`` entries at a time (its
@@ -102,6 +105,9 @@ class NumPyBackend(Backend):
             u *= 4.0
             u /= v
         return result
+
+    def unwritable(self, x):
+        return type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides))
 
     read_only_flags = True
 

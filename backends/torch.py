@@ -11,7 +11,7 @@ import array_api_compat.torch
 import numpy
 import torch
 
-from .base import Backend
+from .base import Backend, shares_entries
 
 #: creation functions whose dtype, when not given, follows NumPy's defaults (float64), not torch's
 #: (float32), as ``asarray`` does: name -> the NumPy dtype of a call's arguments
@@ -48,6 +48,9 @@ class TorchBackend(Backend):
 
     def from_numpy(self, x, dtype=None, device=None):
         return self.asarray(numpy.asarray(x), dtype=dtype, device=device, copy=True)
+
+    def unwritable(self, x):
+        return isinstance(x, torch.Tensor) and shares_entries(x.shape, x.stride())
 
     def einsum(self, subscripts, *operands):
         """torch.einsum does not promote mixed dtypes."""

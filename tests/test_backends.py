@@ -334,13 +334,17 @@ ZERO_NAN_CASES = [
 @pytest.mark.parametrize("a, b, dtype", [(a, b, dtype) for a, b, dtypes in ZERO_NAN_CASES for dtype in dtypes])
 def test_multiply_zero_nan_is_zero_only_where_a_is_zero_and_b_nan(backend, a, b, dtype):
     """``Backend.multiply_zero_nan(a, b)`` (the chain rule's product in every elementwise rule) and its in-place
-    form, on arrays of any shape, 0-d and empty included: IEEE's ``a * b``, but 0 where ``a`` is 0 and ``b`` NaN."""
+    forms (into ``a`` or ``b``), on arrays of any shape, 0-d and empty included: IEEE's ``a * b``, but 0 where ``a``
+    is 0 and ``b`` NaN."""
     x, y = numpy.asarray(a, dtype), numpy.asarray(b, dtype)
     with numpy.errstate(invalid="ignore"):
         expected = numpy.where((x == 0) & numpy.isnan(y), 0, x * y)
-    for into in (False, True):
+    for into in (None, "a", "b"):
         x, y = backend.asarray(a, dtype), backend.asarray(b, dtype)
-        product = backend.backend.multiply_zero_nan_into(x, y) if into else backend.backend.multiply_zero_nan(x, y)
+        if into is None:
+            product = backend.backend.multiply_zero_nan(x, y)
+        else:
+            product = backend.backend.multiply_zero_nan_into(x, y, out=x if into == "a" else y)
         numpy.testing.assert_array_equal(backend.to_numpy(product), expected, err_msg=f"into={into}")
 
 

@@ -275,6 +275,33 @@ def test_identity_vjps_pass_on_ownership_of_their_own_buffer_only():
     numpy.testing.assert_allclose(grad(lambda x: np.sum(f(x)))(x), expected / g, rtol=1e-12)
 
 
+def test_products_are_written_into_partials_the_rule_made_only():
+    """Where the pass does not own ``g``, an elementwise VJP writes ``g * partial`` into the partial if its rule
+    made it (``cos(x)`` for ``sin``), never into the node's output (``exp``'s partial), an argument (``multiply``'s)
+    or a view of one: a reused VJP gives the same cotangent twice, and the user's arrays are unchanged."""
+    from adcore.numpy.rules import made_by_rule, product_into
+
+    g = numpy.linspace(1.0, 2.0, 4)
+    g.flags.writeable = False  # the user's cotangent: read only
+    made = numpy.cos(numpy.arange(4.0))
+    expected = g * made
+    assert product_into(g, made, False, made_by_rule(made, None, ())) is made
+    numpy.testing.assert_array_equal(made, expected)
+    ans, arg = numpy.exp(numpy.arange(4.0)), numpy.arange(4.0)
+    assert not any(made_by_rule(value, ans, (arg,)) for value in (ans, arg, made[1:], 2.0))
+
+    x, c = numpy.linspace(0.5, 1.5, 1000), numpy.linspace(-1.0, 1.0, 1000)
+    user = g, x.copy(), c.copy()
+    vjp, _ = make_vjp(lambda x: np.exp(x) * np.sin(x) * (x * c))(x)
+    g = numpy.linspace(1.0, 2.0, 1000)
+    expected = g * (numpy.exp(x) * (numpy.sin(x) + numpy.cos(x)) * x * c + numpy.exp(x) * numpy.sin(x) * c)
+    numpy.testing.assert_allclose(vjp(g), expected, rtol=1e-12)
+    numpy.testing.assert_allclose(vjp(g), expected, rtol=1e-12)
+    numpy.testing.assert_array_equal(g, numpy.linspace(1.0, 2.0, 1000))
+    numpy.testing.assert_array_equal(x, user[1])
+    numpy.testing.assert_array_equal(c, user[2])
+
+
 def test_backward_pass_follows_creation_order_on_shared_nodes():
     def f(x):
         a = np.sin(x)

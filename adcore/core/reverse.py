@@ -282,14 +282,14 @@ def value_and_vjp(fun, x, seed, op="grad"):
 def checked_input_cotangent(space, cotangent, fun):
     """``cotangent``, the input's at the end of a backward pass, if it has the shape and dtype of the input's
     ``space``; else ``ValueError``: a rule returned a cotangent of another shape or dtype (one check per pass;
-    ``set_debug`` checks each rule and names it)."""
+    ``set_debug`` checks each rule and names it). Returned writable (``VSpace.writable``)."""
     problem = space.mismatch(getval(cotangent))
     if problem is not None:
         raise ValueError(
             f"the derivative of {getattr(fun, '__name__', 'the function')} has {problem}, its input's: a VJP rule "
             "returned a cotangent of the wrong shape or dtype; adcore.set_debug(True) names the rule"
         )
-    return cotangent
+    return space.writable(cotangent)
 
 
 def joined_output(fun):

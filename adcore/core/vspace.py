@@ -85,6 +85,12 @@ class VSpace:
     def _covector(self, x):
         return x
 
+    def writable(self, value):
+        """``value``, a derivative in this space about to be returned to the user, as one whose arrays can be
+        written entry by entry (the array layer copies a broadcast view, whose entries share memory); the
+        default returns it unchanged."""
+        return value
+
     def mismatch(self, value):
         """None if ``value`` (a rule's tangent or cotangent) fits this space, else how it differs
         (``"shape (3,) instead of (2, 3)"``); spaces that check nothing (the default) give None."""

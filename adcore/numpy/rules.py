@@ -172,7 +172,9 @@ def def_elementwise(fun, *partials):
     partial of a differentiated argument reads it (``exp``'s), not otherwise (``multiply``'s);
     a unary function's argument only if its partial reads it (``tanh``'s does not). The VJP
     needs no closure per node, and writes its product into the output's cotangent ``g``
-    when the backward pass owns ``g`` (:func:`product_into`).
+    when the backward pass owns ``g``, else into the partial when the partial made it
+    (:func:`product_into`). So a partial returns a number, a value it was given (the output or
+    an argument, unchanged), or a new array that nothing else holds.
     """
     unary = len(partials) == 1
     readers = [argnum for argnum, partial in enumerate(partials) if reads_parameter(partial, 0)]
@@ -180,13 +182,20 @@ def def_elementwise(fun, *partials):
 
     def vjp(g, owned, ans, args, kwargs, argnums):
         if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
-            return (product_into(g, partials[0](ans, None), owned),), True
+            partial = partials[0](ans, None)
+            return (product_into(g, partial, owned, not owned and made_by_rule(partial, ans, ())),), True
         if len(argnums) == 1:
             argnum = argnums[0]
-            return (cotangent_of(args[argnum], product_into(g, partials[argnum](ans, *args), owned)),), True
-        *others, last = argnums
-        products = [cotangent_of(args[i], times_partial(g, partials[i](ans, *args))) for i in others]
-        products.append(cotangent_of(args[last], product_into(g, partials[last](ans, *args), owned)))
+            partial = partials[argnum](ans, *args)
+            made = not owned and made_by_rule(partial, ans, args)
+            return (cotangent_of(args[argnum], product_into(g, partial, owned, made)),), True
+        last = argnums[-1]
+        products = []
+        for argnum in argnums:
+            partial = partials[argnum](ans, *args)
+            writes_g = owned and argnum == last
+            product = product_into(g, partial, writes_g, not writes_g and made_by_rule(partial, ans, args))
+            products.append(cotangent_of(args[argnum], product))
         return tuple(products), True
 
     def jvp(argnum, g, ans, args, kwargs):
@@ -254,15 +263,27 @@ def in_place_backend(x, y):
     return backend if y_dtype is not None and y_dtype == x.dtype and (y.shape == x.shape or not y.shape) else None
 
 
-def product_into(g, factor, owned):
+def product_into(g, factor, owned, made=False):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
-    the backward pass owns ``g``, the product keeps its shape and dtype (:func:`in_place_backend`) and the
-    library can check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer
-    fewer for large arrays."""
+    the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked only
+    where ``g`` is not owned), where
+    the product keeps the shape and dtype of the buffer written (:func:`in_place_backend`) and the library can
+    check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
     backend = in_place_backend(g, factor) if owned else None
     if backend is not None:
         return backend.multiply_zero_nan_into(g, factor)
+    backend = in_place_backend(factor, g) if made else None
+    if backend is not None:
+        return backend.multiply_zero_nan_into(g, factor, out=factor)
     return times_partial(g, factor)
+
+
+def made_by_rule(partial, ans, args):
+    """Whether ``partial``, what a partial derivative function of :func:`def_elementwise` returned, is a value
+    it made: one with memory of its own (``base`` None: a NumPy array, or scalar) that is neither the node's
+    output nor one of its arguments. Nothing else holds it, so the VJP may write its product into it where it
+    is an array (:func:`in_place_backend`)."""
+    return getattr(partial, "base", False) is None and partial is not ans and all(partial is not arg for arg in args)
 
 
 def times_partial(g, partial):

@@ -7,7 +7,7 @@ import numpy as _np
 
 from backends import array_backend, default_backend, get_backend
 
-from ..core import VSpace
+from ..core import VSpace, isbox
 from . import wrapper as anp
 from .boxes import SCALAR_TYPES
 from .rules import in_place_backend
@@ -73,6 +73,10 @@ class ArrayVSpace(VSpace):
 
     def scalar_mul(self, x, a):
         return anp.multiply(x, a)
+
+    def writable(self, value):
+        """``value``, or a copy of it (``Backend.snapshot``) where ``Backend.unwritable``."""
+        return self.backend.snapshot(value) if not isbox(value) and self.backend.unwritable(value) else value
 
     def inner_prod(self, x, y):
         """``Re(sum(conj(x) * y))``: the real inner product, also for complex spaces."""

@@ -39,6 +39,7 @@ from .core import make_vjp as _make_vjp
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
 from .numpy.rules import batch_safe_vjps, cotangent_batch
+from .numpy.wrapper import _is_dtype_kind
 
 __all__ = [
     "checkpoint",
@@ -113,7 +114,7 @@ def _integer_array_as_float(x):
     derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``), which autograd
     refuses, and boolean arrays (masks, not points of a space) are left to ``_check_differentiable``'s error."""
     backend = array_backend(x)
-    if backend is None or not backend.isdtype(x.dtype, "integral"):
+    if backend is None or not _is_dtype_kind(backend, x.dtype, "integral"):
         return x
     return backend.astype(x, backend.default_float(backend.device(x)))
 
@@ -146,8 +147,10 @@ def _check_callable(op, fun):
         raise TypeError(f"{op}: fun must be callable, got {_describe(fun)}")
 
 
-def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwargs):
-    """``unary_operator`` made n-ary in ``argnum``, reporting errors as ``op`` of ``fun_name``."""
+def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwargs, trailing=0):
+    """``unary_operator`` made n-ary in ``argnum``, reporting errors as ``op`` of ``fun_name``. The last
+    ``trailing`` positional arguments of a call are the operator's own (``hvp``'s vector), passed to
+    ``unary_operator`` after ``x`` and before ``nary_op_args``."""
     _check_callable(op, fun)
     if not (isinstance(argnum, int) or (isinstance(argnum, (tuple, list)) and all(isinstance(i, int) for i in argnum))):
         raise TypeError(f"{op}: argnum must be an int or a tuple of ints, got {argnum!r}")
@@ -158,6 +161,10 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
     @wraps(fun)
     def nary_f(*args, **kwargs):
         args = list(args)
+        operator_args = nary_op_args
+        if trailing:
+            operator_args = (*args[len(args) - trailing :], *nary_op_args)
+            del args[len(args) - trailing :]
         for i in argnums:
             if not -len(args) <= i < len(args):
                 raise TypeError(
@@ -177,7 +184,7 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
 
         x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
         with recording_paused():
-            return unary_operator(unary_f, x, *nary_op_args, **nary_op_kwargs)
+            return unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
 
     nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
     nary_f.__qualname__ = nary_f.__name__
@@ -293,6 +300,8 @@ def _in_space(where, what, expected_vs, given):
         given_vs = vspace(given)
     except TypeError:
         raise TypeError(f"{where}: the {what} is a {type(given).__name__}; expected {_space_name(expected_vs)}") from None
+    if given_vs == expected_vs and not isinstance(given, (int, float, complex)):
+        return given  # the common case: the very space (its shape, dtype, backend and device), nothing to check or convert
     _check_same_space(where, what, expected_vs, given_vs, strict=not isinstance(given, (int, float, complex)))
     if isinstance(given, (int, float, complex)) and hasattr(expected_vs, "shape"):
         return expected_vs.scalar_mul(expected_vs.ones(), given)
@@ -719,14 +728,7 @@ def hvp(fun, argnum=0, jit=False):
     >>> float(hvp(lambda x: x ** 3)(2.0, 1.0))
     12.0
     """
-    _check_callable("hvp", fun)
-    name = _name(fun)
-
-    def hessian_times(*args, **kwargs):
-        *args, v = args
-        return _nary(_hessian_times_vector, "hvp", name, fun, argnum, (v,), {})(*args, **kwargs)
-
-    hessian_times.__name__ = f"hvp_of_{name}"
+    hessian_times = _nary(_hessian_times_vector, "hvp", _name(fun), fun, argnum, (), {}, trailing=1)
     return _jit(hessian_times) if jit else hessian_times
 
 

@@ -369,6 +369,36 @@ def test_multiply_zero_nan_takes_integers_booleans_and_scalars(b):
         assert numpy.isnan(times_partial(numpy.float64(0.0), INF)) and numpy.isnan(times_partial(numpy.float64(NAN), 1.0))
 
 
+BROADCASTS = [
+    ((), (5,)),
+    ((), ()),
+    ((3,), (4, 3)),
+    ((1, 3), (5, 2, 3)),
+    ((2, 1), (2, 4)),
+    ((2, 3), (2, 3)),
+    ((2, 1, 1), (3, 2, 4, 5)),
+]
+
+
+@pytest.mark.parametrize(("shape", "target"), BROADCASTS)
+def test_numpy_broadcast_to_is_numpys_read_only_view(shape, target):
+    """The NumPy backend's ``broadcast_to`` (made directly for a C-contiguous array) is ``numpy.broadcast_to``: the
+    same values, strides and dtype, read-only, a view that sees later writes; NumPy's view of a transposed array
+    and NumPy's errors for shapes that do not fit."""
+    backend = backends.get_backend("numpy")
+    x = numpy.arange(1.0, 1.0 + numpy.prod(shape, dtype=int), dtype="float32").reshape(shape)
+    view, expected = backend.broadcast_to(x, target), numpy.broadcast_to(x, target)
+    assert (view.shape, view.strides, view.dtype, view.flags.writeable) == (expected.shape, expected.strides, x.dtype, False)
+    numpy.testing.assert_array_equal(view, expected)
+    x[...] = 7.0
+    numpy.testing.assert_array_equal(view, numpy.broadcast_to(x, target))
+    transposed = numpy.ones((3, 4)).T
+    numpy.testing.assert_array_equal(backend.broadcast_to(transposed, (2, 4, 3)), numpy.broadcast_to(transposed, (2, 4, 3)))
+    for bad in ((3,), (2, 4)), ((2,), ()), ((3,), (-1, 3)):
+        with pytest.raises(ValueError):
+            backend.broadcast_to(numpy.ones(bad[0]), bad[1])
+
+
 @pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # cosh(800) in the expected values
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_sech_squared_is_one_over_cosh_squared(backend, dtype):

@@ -23,7 +23,8 @@ class JVPNode(Node):
             jvpmaker = primitive_jvps[fun]
         except KeyError:
             raise RuleNotDefined("JVP", fun, parent_argnums) from None
-        self.g = jvpmaker(parent_argnums, [parent.g for parent in parents], value, args, kwargs)
+        gs = [parents[0].g] if len(parents) == 1 else [parent.g for parent in parents]  # one parent: no comprehension
+        self.g = jvpmaker(parent_argnums, gs, value, args, kwargs)
         if checking_rules.get():
             rule = f"the JVP of {primitive_name(fun)} for {argnums_text(parent_argnums)}"
             check_rule_output(vspace(value), self.g, rule, "tangent")
@@ -60,9 +61,12 @@ def defjvp_argnums(fun, jvpmaker):
 
 
 def defjvp_argnum(fun, jvpmaker):
-    """Register ``jvpmaker(argnum, g, ans, args, kwargs) -> contribution``; contributions are summed."""
+    """Register ``jvpmaker(argnum, g, ans, args, kwargs) -> contribution``; contributions are summed
+    (a node with one parent, the common case, takes its one contribution as it is)."""
 
     def jvp_argnums(argnums, gs, ans, args, kwargs):
+        if len(argnums) == 1:
+            return jvpmaker(argnums[0], gs[0], ans, args, kwargs)
         out = None
         for argnum, g in zip(argnums, gs):
             out = accumulate(out, jvpmaker(argnum, g, ans, args, kwargs))
@@ -103,7 +107,7 @@ def translate_jvp(fun, jvpfun, argnum):
 def def_linear(fun):
     """``fun`` is linear in each argument separately, so its JVP is ``fun`` with the
     tangent put in place of that argument (e.g. ``multiply``, ``sum``, ``reshape``)."""
-    defjvp_argnum(fun, lambda argnum, g, ans, args, kwargs: fun(*subval(args, argnum, g), **kwargs))
+    defjvp_argnum(fun, lambda argnum, g, ans, args, kwargs: fun(*args[:argnum], g, *args[argnum + 1 :], **kwargs))
 
 
 def subval(values, i, v):

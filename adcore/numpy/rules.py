@@ -364,8 +364,20 @@ def inverse_hypot_one(x):
     return 1.0 / anp.hypot(x, 1.0)
 
 
+def jvp_tanh(g, ans, x):
+    """``g sech(x)**2`` by one primitive, ``_tanh_tangent`` (``g (1 - ans**2)`` for complex ``x``, see :func:`sech_squared`)."""
+    if anp.iscomplexobj(x):
+        return broadcast(times_partial(g, 1.0 - anp.square(ans)), ans)
+    return broadcast(anp._tanh_tangent(g, x), ans)
+
+
 def_elementwise(anp.tanh, sech_squared)
+defjvp(anp.tanh, jvp_tanh)
 def_elementwise(anp._sech_squared, lambda ans, x: -2.0 * ans * anp.tanh(x))  # (sech**2)' = -2 sech**2 tanh
+# ans = g sech(x)**2 is linear in g; in x its partial is g (sech**2)' = -2 ans tanh(x), 0 where ans is 0 (g is 0)
+def_elementwise(
+    anp._tanh_tangent, lambda ans, g, x: anp._sech_squared(x), lambda ans, g, x: anp._times_partial(-2.0 * ans, anp.tanh(x))
+)
 def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(one_minus_square(x)))
 def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(one_minus_square(x)))
 def_elementwise(anp.arctan, lambda ans, x: 1.0 / (1.0 + x**2))

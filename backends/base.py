@@ -123,6 +123,11 @@ class Backend:
         """
         return self.xp.asarray(x, copy=True)
 
+    def may_hold_nan(self, x):
+        """Whether the array ``x`` may hold a NaN: True unless the library can tell without waiting that it
+        holds none (NumPy answers exactly; a lazy or device array would have to be computed)."""
+        return True
+
     def unwritable(self, x):
         """Whether ``x``, a derivative about to be handed to the user, is an array whose entries cannot be
         written one at a time: a view whose entries share memory (a reduction's cotangent is a broadcast of

@@ -106,6 +106,9 @@ class NumPyBackend(Backend):
             u /= v
         return result
 
+    def may_hold_nan(self, x):
+        return holds_nan(x)
+
     def unwritable(self, x):
         return type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides))
 

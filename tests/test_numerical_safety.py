@@ -12,7 +12,7 @@ from conftest import TEST_BACKENDS
 from test_numpy_rules import SPECS
 
 import adcore.numpy as np
-from adcore import elementwise_grad, grad, make_jvp
+from adcore import elementwise_grad, grad, hessian, hvp, make_jvp
 from adcore.scipy.special import log_softmax, logsumexp, softmax
 
 INF = numpy.inf
@@ -333,6 +333,34 @@ def test_nan_reductions_ignore_nan_data_in_both_modes(name, dtype, backend):
     for what, value in (("reverse", grad(lambda s: masked(z, s))(s)), ("forward", tangent(lambda s: masked(z, s), s, one))):
         backend.check_device(value)
         numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-5 if dtype == "float32" else 1e-12, err_msg=what)
+
+
+#: name -> (f(z, s), the same without the NaN entries): second derivatives, with a nonlinear function of the data
+SECOND_ORDER_NAN_CASES = {
+    **{name: NAN_CASES[name][:2] for name in ("nansum", "nanmean", "nanvar", "nanprod", "nansum_exp", "nanmean_divide")},
+    "nansum_tanh": (lambda z, s: np.nansum(np.tanh(np.multiply(z, s))), lambda c, s: np.sum(np.tanh(c * s))),
+    "nansum_sin_squared": (lambda z, s: np.nansum(np.sin(np.multiply(z, s)) ** 2), lambda c, s: np.sum(np.sin(c * s) ** 2)),
+    "where_log": (
+        lambda z, s: np.sum(np.where(np.isnan(z), 0.0, np.log(np.multiply(np.abs(z), s) + 1.0))),
+        lambda c, s: np.sum(np.log(np.abs(c) * s + 1.0)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER_NAN_CASES)
+def test_nan_data_masked_out_stays_out_of_second_derivatives(name, backend):
+    """A NaN of data that a ``nan*`` reduction or a ``where`` masks out contributes nothing to second derivatives
+    either, in every nesting (reverse over reverse, forward over reverse, reverse over forward): the derivative of
+    the chain rule's masked product 0 * NaN is 0, not the NaN partial (``grad(grad(...))`` of ``nansum(tanh(z * s))``
+    was NaN)."""
+    masked, plain = SECOND_ORDER_NAN_CASES[name]
+    z, s = backend.asarray(Z), backend.asarray(1.5)
+    f = lambda s: masked(z, s)  # noqa: E731
+    expected = grad(grad(lambda s: plain(CLEAN, s)))(numpy.asarray(1.5))
+    results = {"grad of grad": grad(grad(f))(s), "hvp": hvp(f)(s, backend.asarray(1.0)), "hessian": hessian(f)(s)}
+    for what, value in results.items():
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-10, err_msg=what)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -299,6 +299,20 @@ def times_partial(g, partial):
     return backends.backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
 
 
+def zero_where_masked(g, partial):
+    """The partial derivative in ``g`` of the chain rule's product ``_times_partial(g, partial)``: ``partial``, but 0
+    where the product was masked (``g`` 0 and ``partial`` NaN). There the product is 0 whatever ``g`` is, so its
+    derivative is 0 too, and a NaN of data masked out (by ``nansum``, ``where``) stays out of second derivatives, as
+    of first ones; ``partial`` itself where it holds no NaN (``Backend.may_hold_nan``)."""
+    raw = getval(partial)
+    if not hasattr(raw, "shape"):
+        if raw == raw:
+            return partial
+    elif not backends.backend_of(raw, op="multiply").may_hold_nan(raw):
+        return partial
+    return anp.where(anp.logical_and(anp.equal(g, 0), anp.isnan(partial)), 0.0, partial)
+
+
 def balanced_eq(x, z, y):
     """1 where ``x`` is the selected value ``z``, 1/2 where it ties with ``y``, else 0 (autograd's rule)."""
     one = anp.ones_like(z)
@@ -376,7 +390,9 @@ defjvp(anp.tanh, jvp_tanh)
 def_elementwise(anp._sech_squared, lambda ans, x: -2.0 * ans * anp.tanh(x))  # (sech**2)' = -2 sech**2 tanh
 # ans = g sech(x)**2 is linear in g; in x its partial is g (sech**2)' = -2 ans tanh(x), 0 where ans is 0 (g is 0)
 def_elementwise(
-    anp._tanh_tangent, lambda ans, g, x: anp._sech_squared(x), lambda ans, g, x: anp._times_partial(-2.0 * ans, anp.tanh(x))
+    anp._tanh_tangent,
+    lambda ans, g, x: zero_where_masked(g, anp._sech_squared(x)),
+    lambda ans, g, x: anp._times_partial(-2.0 * ans, anp.tanh(x)),
 )
 def_elementwise(anp.arcsin, lambda ans, x: 1.0 / anp.sqrt(one_minus_square(x)))
 def_elementwise(anp.arccos, lambda ans, x: -1.0 / anp.sqrt(one_minus_square(x)))
@@ -428,7 +444,7 @@ defjvp(anp.subtract, lambda g, ans, x, y: broadcast(g, ans), lambda g, ans, x, y
 def_batch_safe_vjp(anp.add, anp.subtract)
 def_elementwise(anp.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
 # the chain rule's own product (its (co)tangent times ``partial`` is again a _times_partial: a zero one gives 0)
-def_elementwise(anp._times_partial, lambda ans, g, partial: partial, lambda ans, g, partial: g)
+def_elementwise(anp._times_partial, lambda ans, g, partial: zero_where_masked(g, partial), lambda ans, g, partial: g)
 def_elementwise(anp.divide, lambda ans, x, y: reciprocal(y), lambda ans, x, y: anp.divide(-ans, y))
 
 

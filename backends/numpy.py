@@ -84,8 +84,7 @@ class NumPyBackend(Backend):
         if out is None or out is a:
             a *= b  # the operator: quicker than the ufunc called with out= on small arrays
             return a
-        out *= a
-        return out
+        return numpy.multiply(a, b, out=b)  # a * b, not b * a: complex products round by their order
 
     def sech_squared(self, x):
         """As ``Backend.sech_squared``, in the result's buffer, a block of ``SECH_BLOCK`` entries at a time (its

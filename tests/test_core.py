@@ -289,6 +289,8 @@ def test_products_are_written_into_partials_the_rule_made_only():
     numpy.testing.assert_array_equal(made, expected)
     ans, arg = numpy.exp(numpy.arange(4.0)), numpy.arange(4.0)
     assert not any(made_by_rule(value, ans, (arg,)) for value in (ans, arg, made[1:], 2.0))
+    zero_d = numpy.asarray(3.0)  # a 0-d partial is not written: NumPy's product of 0-d arrays is a scalar
+    assert type(product_into(numpy.asarray(2.0), zero_d, False, made_by_rule(zero_d, None, ()))) is numpy.float64
 
     x, c = numpy.linspace(0.5, 1.5, 1000), numpy.linspace(-1.0, 1.0, 1000)
     user = g, x.copy(), c.copy()

@@ -272,7 +272,7 @@ def product_into(g, factor, owned, made=False):
     backend = in_place_backend(g, factor) if owned else None
     if backend is not None:
         return backend.multiply_zero_nan_into(g, factor)
-    backend = in_place_backend(factor, g) if made else None
+    backend = in_place_backend(factor, g) if made and getattr(factor, "ndim", 0) else None  # 0-d: NumPy's product is a scalar
     if backend is not None:
         return backend.multiply_zero_nan_into(g, factor, out=factor)
     return times_partial(g, factor)

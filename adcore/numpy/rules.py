@@ -265,10 +265,10 @@ def in_place_backend(x, y):
 
 def product_into(g, factor, owned, made=False):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
-    the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked only
-    where ``g`` is not owned), where
-    the product keeps the shape and dtype of the buffer written (:func:`in_place_backend`) and the library can
-    check ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
+    the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked
+    only where ``g`` is not owned), where the product keeps the shape and dtype of the buffer written
+    (:func:`in_place_backend`) and the library can check ``factor`` for NaN without waiting
+    (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
     backend = in_place_backend(g, factor) if owned else None
     if backend is not None:
         return backend.multiply_zero_nan_into(g, factor)

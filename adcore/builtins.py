@@ -379,7 +379,8 @@ class ContainerVSpace(VSpace):
         return self._map(lambda vs, item: vs.covector(item), x)
 
     def writable(self, value):
-        return value if isbox(value) else self._map(lambda vs, item: vs.writable(item), value)
+        """Item by item (``adcore.jit`` boxes the container it records, and records the copies too)."""
+        return self._map(lambda vs, item: vs.writable(item), value)
 
     def standard_basis(self):
         zeros = self.zeros()

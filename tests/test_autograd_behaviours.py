@@ -340,9 +340,10 @@ def _second_call(function, x):
         lambda x: adcore.deriv(lambda s: s * np.ones_like(x))(x[0, 0]),
         lambda x: adcore.make_vjp(np.sum)(x)[0](1.0),
         lambda x: _second_call(grad(lambda x: np.sum(x) ** 2, jit=True), x),
+        lambda x: _second_call(grad(lambda xs: np.sum(xs[0]) * np.sum(xs[1]), jit=True), [x, x])[1],
     ],
     ids=["sum", "mean", "sum_axis", "index_and_sum", "elementwise_grad", "container_item", "make_jvp", "deriv", "make_vjp"]
-    + ["jit_replay"],
+    + ["jit_replay", "jit_replay_container_item"],
 )
 def test_derivatives_are_writable_entry_by_entry(backend, derivative):
     """A derivative that is a broadcast of one value (a linear reduction's gradient, a linear function's tangent)

@@ -266,8 +266,7 @@ def test_prod_gradient_with_zero_entries(backend):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_tanh_tangent_derivatives(backend, dtype):
     """``_tanh_tangent(g, x) = g sech(x)**2``, tanh's tangent as one primitive (what forward mode records of tanh
-    inside an enclosing trace: ``hvp``), against finite differences in both arguments, both modes, to order 2. Not
-    a line of ``SPECS``: a line added there moves the default run's sample of every later line (tests/test_jit.py)."""
+    inside an enclosing trace: ``hvp``), against finite differences in both arguments, both modes, to order 2."""
     rng = numpy.random.default_rng(0)
     g, x = (backend.asarray(rng.uniform(-2.0, 2.0, (2, 3)), dtype) for _ in range(2))
     check_grads(_tanh_tangent, argnum=(0, 1), modes=("fwd", "rev"), order=2)(g, x)

@@ -27,12 +27,13 @@ raises ``TypeError`` (two namespaces), as for any two array types; take the
 namespace from the traced value alone, or wrap the raw one with ``xp.asarray``.
 """
 
-from functools import cache, wraps
+from functools import cache
 
 from backends import backend_of, get_backend
 
 from . import numpy as anp
 from .core import getval, isbox
+from .core.wrapping import wraps
 from .numpy import fft as anp_fft
 from .numpy import linalg as anp_linalg
 

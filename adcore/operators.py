@@ -14,7 +14,6 @@ item. Operators, and the functions they return (``vjp``, ``jvp``, ``hvp``), run
 with the array libraries' own autograd (torch's) off: ``recording_paused``.
 """
 
-from functools import wraps
 
 from backends import array_backend, recording_paused
 
@@ -36,6 +35,7 @@ from .core import (
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
 from .numpy.rules import batch_safe_vjps, cotangent_batch

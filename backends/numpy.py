@@ -151,7 +151,7 @@ class NumPyBackend(Backend):
             If SciPy is not installed, naming adcore's extra that installs it.
         """
         try:
-            return importlib.import_module(f"scipy.{name}")
+            module = importlib.import_module(f"scipy.{name}")
         except ModuleNotFoundError as error:
             if error.name != "scipy":
                 raise
@@ -159,6 +159,66 @@ class NumPyBackend(Backend):
                 f"scipy.{name} on the numpy backend needs SciPy, which is not installed here; {install_command('scipy')}",
                 name="scipy",
             ) from error
+        if name == "linalg" and not scipy_linalg_takes_stacks():
+            return _StackedScipyLinalg(module)
+        return module
+
+
+def scipy_linalg_takes_stacks():
+    """Whether the installed SciPy's ``scipy.linalg`` functions take stacks of matrices (SciPy 1.16 on)."""
+    import scipy
+
+    return tuple(int(part) for part in scipy.__version__.split(".")[:2]) >= (1, 16)
+
+
+def _over_stacks(fun, core_ndims, leading=0):
+    """SciPy's ``fun`` applied matrix by matrix over the broadcast leading axes of its array arguments, as
+    SciPy 1.16 does itself: ``core_ndims`` gives each array argument's core dimensions (after the
+    ``leading`` non-array arguments), ``"1|2"`` for a right-hand side that is a vector when 1-d and a matrix
+    otherwise. Returns what ``fun`` returns, each array stacked back; arguments without stacks go straight
+    to ``fun``."""
+
+    def stacked(*args, **kwargs):
+        arrays = [numpy.asarray(a) for a in args[leading : leading + len(core_ndims)]]
+        cores = [(2 if a.ndim >= 2 else 1) if n == "1|2" else n for a, n in zip(arrays, core_ndims)]
+        batch = numpy.broadcast_shapes(*(a.shape[: a.ndim - n] for a, n in zip(arrays, cores)))
+        if batch == ():
+            return fun(*args, **kwargs)
+        arrays = [numpy.broadcast_to(a, batch + a.shape[a.ndim - n :]) for a, n in zip(arrays, cores)]
+        rest = args[leading + len(core_ndims) :]
+        results = [fun(*args[:leading], *(a[index] for a in arrays), *rest, **kwargs) for index in numpy.ndindex(batch)]
+        if isinstance(results[0], tuple):
+            return tuple(numpy.stack(parts).reshape(batch + parts[0].shape) for parts in zip(*results))
+        return numpy.stack(results).reshape(batch + results[0].shape)
+
+    return stacked
+
+
+class _StackedScipyLinalg:
+    """``scipy.linalg`` of a SciPy older than 1.16 (one matrix per call), with the functions adcore passes
+    stacks of matrices to applied matrix by matrix (``_over_stacks``); every other name is SciPy's own."""
+
+    _CORES = {
+        "solve_triangular": ((2, "1|2"), 0),
+        "solve_banded": ((2, "1|2"), 1),
+        "lu_factor": ((2,), 0),
+        "solve_sylvester": ((2, 2, 2), 0),
+        "sqrtm": ((2,), 0),
+        "logm": ((2,), 0),
+        "funm": ((2,), 0),
+        "signm": ((2,), 0),
+        "schur": ((2,), 0),
+    }
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        found = getattr(self._module, name)
+        if name in self._CORES:
+            found = _over_stacks(found, *self._CORES[name])
+        setattr(self, name, found)
+        return found
 
 
 #: Array API name -> the Python operator that NumPy's float64 scalars implement with the same

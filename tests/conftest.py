@@ -165,6 +165,12 @@ def pytest_addoption(parser):
         "the tests marked full, and the 'full' hypothesis profile (CI runs it after the default run)",
     )
     parser.addoption(
+        "--backends",
+        default=None,
+        help="adcore: run the backend-parametrised tests on these backends only (comma-separated ids, e.g. numpy or "
+        "numpy,torch); the tests without a backend run as usual (CI's legs on other Pythons use --backends numpy)",
+    )
+    parser.addoption(
         "--record-run",
         action="store_true",
         help="adcore: record this run's figures (time, counts, backends, machine) as the last measured default or "
@@ -239,10 +245,11 @@ def pytest_collection_modifyitems(config, items):
     out (``in_default_run``) unless named by their id; mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
     full = config.getoption("--full")
     named = {arg for arg in config.args if "[" in arg}  # cases asked for by their id run in any case
+    chosen = _chosen_backends(config)
     kept, deselected, seen = [], [], Counter()
     for item in items:
         case = _backend_case(item)
-        if (case is not None and case.name in unavailable()) or not (
+        if (case is not None and (case.name in unavailable() or case.id not in chosen)) or not (
             full or item.nodeid in named or (in_default_run(item, case) and _in_backend_sample(item, case, seen))
         ):
             deselected.append(item)
@@ -255,8 +262,21 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
+def _chosen_backends(config):
+    """The ids of ``TEST_BACKENDS`` that ``--backends`` names (all of them without it); an unknown id is an error."""
+    ids = [case.id for case in TEST_BACKENDS]
+    if config.getoption("--backends") is None:
+        return ids
+    chosen = [name.strip() for name in config.getoption("--backends").split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in ids]
+    if unknown:
+        raise pytest.UsageError(f"--backends: unknown backend id(s) {', '.join(unknown)}; the ids are {', '.join(ids)}")
+    return chosen
+
+
 def _run_lines(config):
-    here = ", ".join(case.id for case in TEST_BACKENDS if case.name not in unavailable())
+    chosen = _chosen_backends(config)
+    here = ", ".join(case.id for case in TEST_BACKENDS if case.name not in unavailable() and case.id in chosen)
     run = "full run" if config.getoption("--full") else "default run (a sample of the spec grids; --full for all of them)"
     return [f"adcore: {run} on {here}"] + [
         f"adcore: backend {name} cannot run here, its tests deselected: {reason}" for name, reason in unavailable().items()
@@ -329,7 +349,7 @@ def pytest_sessionfinish(session, exitstatus):
         "load_average_at_start": round(_STARTED["load"], 1),
         "seconds": round(time.perf_counter() - _STARTED["seconds"]),
         "cpu_seconds": round(cpu_seconds),
-        "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable()],
+        "backends": [case.id for case in TEST_BACKENDS if case.name not in unavailable() and case.id in _chosen_backends(config)],
         **{outcome: len(stats.get(outcome, [])) for outcome in ("passed", "skipped", "xfailed", "failed", "error")},
     }
     RUNS.write_text(json.dumps(runs, indent=2) + "\n")

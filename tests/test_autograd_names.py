@@ -88,7 +88,9 @@ NOT_ON_TRACED_ARRAYS = {
     "strides": "the raw buffer's layout",
     "tobytes": "serialisation of the raw buffer",
     "tofile": "serialisation of the raw buffer",
+    "tostring": "serialisation of the raw buffer (NumPy 2.1 and 2.2's deprecated name of tobytes)",
     "to_device": "a move between devices is not a differentiated operation",
+    "newbyteorder": "removed in NumPy 2.0 (NumPy 2.1 and 2.2 still list a stub that raises AttributeError)",
 }
 
 
@@ -96,5 +98,5 @@ def test_traced_arrays_have_the_ndarray_and_autograd_methods():
     from autograd.numpy.numpy_boxes import ArrayBox as AutogradArrayBox
 
     missing = sorted(n for n in _public(numpy.ndarray) if not hasattr(np.ArrayBox, n))
-    assert missing == sorted(NOT_ON_TRACED_ARRAYS)
+    assert missing == sorted(n for n in NOT_ON_TRACED_ARRAYS if hasattr(numpy.ndarray, n))
     assert sorted(n for n in _public(AutogradArrayBox) if not hasattr(np.ArrayBox, n)) == []

@@ -255,9 +255,9 @@ def test_benchmark_workloads_replay_as_eager(backend_name):
     from benchmarks import curvature, elementwise, mlp, overhead
     from benchmarks.peers import tree_map
 
-    backend = pytest.importorskip("backends").get_backend(backend_name) if backend_name != "numpy" else None
     if backend_name == "torch":
         pytest.importorskip("torch")
+    backend = pytest.importorskip("backends").get_backend(backend_name) if backend_name != "numpy" else None
     put = (lambda a: backend.from_numpy(numpy.asarray(a))) if backend else numpy.asarray
     rng = numpy.random.default_rng(0)
     params = tree_map(put, mlp.init_params((6, 5, 3), rng))

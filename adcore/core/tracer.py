@@ -13,7 +13,7 @@ This module imports no array library.
 import gc
 import itertools
 import threading
-from functools import wraps
+from .wrapping import wraps
 
 
 class Node:

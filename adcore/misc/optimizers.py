@@ -13,7 +13,7 @@ traced operand (NumPy, CuPy, PyTorch, JAX; not array-api-strict, see the
 README's known limits).
 """
 
-from functools import wraps
+from ..core.wrapping import wraps
 
 from .. import numpy as anp
 from .flatten import flatten

@@ -8,10 +8,11 @@ attribute look-ups are paid once. The replayed primitives are ordinary
 ``adcore.numpy`` calls, so the result stays differentiable.
 """
 
-from functools import partial, wraps
+from functools import partial
 
 from .. import builtins as _builtins  # noqa: F401 - registers the tuple box: the arguments are traced as one tuple
 from ..core import Node, toposort, trace
+from ..core.wrapping import wraps
 
 __all__ = ["const_graph"]
 

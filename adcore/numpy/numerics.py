@@ -72,6 +72,7 @@ __all__ = [
     "real_if_close",
     "roots",
     "trapezoid",
+    "trapz",
     "unwrap",
     "vander",
     "vecdot",
@@ -383,6 +384,11 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         else:
             d = anp.diff(x, axis=axis)
     return anp.sum(anp.multiply(d, anp.add(upper, lower)) / 2.0, axis=axis)
+
+
+def trapz(y, x=None, dx=1.0, axis=-1):
+    """NumPy's ``trapz`` (removed in NumPy 2.4; autograd offers it beside NumPy 2.1-2.3): ``trapezoid``."""
+    return trapezoid(y, x=x, dx=dx, axis=axis)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

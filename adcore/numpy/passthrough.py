@@ -35,7 +35,6 @@ function is made with :func:`without_derivative`, recorded in
 ``NotImplementedError`` naming the function when given a traced argument.
 """
 
-import functools
 import inspect
 
 import numpy as _np
@@ -43,12 +42,14 @@ import numpy as _np
 from backends import array_backend, backend_of, default_backend
 
 from ..core import Box, getval, isbox, nondifferentiable, notrace_primitive
+from ..core.wrapping import wraps
 from .random import _to_default_backend
 from .selection import searchsorted as _searchsorted
 from .wrapper import _nondifferentiable
 from .wrapper import argmax as _argmax
 from .wrapper import argmin as _argmin
 from .wrapper import iscomplexobj as _iscomplexobj
+from .wrapper import ravel as _ravel
 from .wrapper import isnan as _isnan
 from .wrapper import where as _where
 
@@ -97,6 +98,38 @@ def _named(fun, name, doc):
     return fun
 
 
+def readable_signature(fun):
+    """``fun``'s ``inspect.Signature``, or None when none can be read; never raises.
+
+    ``inspect.signature`` reads NumPy's Python functions, and its ufuncs from NumPy 2.4 on. For a ufunc of
+    an older NumPy (which refuses: ``ValueError: callable <ufunc 'gcd'> is not supported by signature``)
+    the signature is built as NumPy 2.4 states it: ``nin`` positional-only operands (``x``, or ``x1``,
+    ``x2``...), ``out`` (None, or a tuple of ``nout`` Nones), then the keyword-only arguments of every ufunc
+    (``where`` for elementwise ufuncs, ``axes``/``axis``/``keepdims`` for generalized ones, ``casting``,
+    ``order``, ``dtype``, ``subok``, ``signature``). Any other callable without one gives None.
+    """
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return ufunc_signature(fun) if isinstance(fun, _np.ufunc) else None
+
+
+def ufunc_signature(ufunc):
+    """The ``inspect.Signature`` of a NumPy ufunc as NumPy 2.4 states it, from its ``nin``, ``nout`` and
+    ``signature`` (for the NumPy versions whose ufuncs have none)."""
+    P = inspect.Parameter
+    names = ["x"] if ufunc.nin == 1 else [f"x{i}" for i in range(1, ufunc.nin + 1)]
+    parameters = [P(name, P.POSITIONAL_ONLY) for name in names]
+    parameters.append(P("out", P.POSITIONAL_OR_KEYWORD, default=None if ufunc.nout == 1 else (None,) * ufunc.nout))
+    if ufunc.signature is None:
+        keywords = {"where": True}
+    else:
+        keywords = {"axes": _np._NoValue, "axis": _np._NoValue, "keepdims": False}
+    keywords.update(casting="same_kind", order="K", dtype=None, subok=True, signature=None)
+    parameters += [P(name, P.KEYWORD_ONLY, default=value) for name, value in keywords.items()]
+    return inspect.Signature(parameters)
+
+
 def on_backend(name):
     """NumPy's ``name``, non-differentiable, computed by the library of its array arguments
     (``Backend.numpy_function``); with no array argument, by NumPy, array results on the default backend."""
@@ -109,7 +142,9 @@ def on_backend(name):
         return backend_of(*arrays, op=name).numpy_function(name)(*args, **kwargs)
 
     doc = f"NumPy's ``{name}`` (not differentiable), computed by the library of its array arguments."
-    raw.__signature__ = inspect.signature(getattr(_np, name))
+    signature = readable_signature(getattr(_np, name))
+    if signature is not None:
+        raw.__signature__ = signature
     return notrace_primitive(_named(raw, name, doc))
 
 
@@ -161,11 +196,11 @@ def in_place(name):
 
 def without_derivative(fun, name, reason, differentiable_args=None):
     """``fun`` for values that are not traced; a traced argument (one of ``differentiable_args``, names of
-    parameters of ``fun``'s signature, or any argument when it is None) raises ``NotImplementedError``
+    parameters of ``fun``'s signature, or any argument when it is None or no signature can be read) raises ``NotImplementedError``
     naming ``name`` and ``reason``. Recorded in ``derivatives_not_implemented``."""
-    signature = None if differentiable_args is None else inspect.signature(fun)
+    signature = None if differentiable_args is None else readable_signature(fun)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapped(*args, **kwargs):
         if signature is None:
             checked = args + tuple(kwargs.values())
@@ -342,6 +377,14 @@ def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
 
 
 isin = on_backend("isin")
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    """NumPy's ``in1d`` (removed in NumPy 2.4; autograd offers it beside NumPy 2.1-2.3): ``isin`` of the
+    flattened ``ar1``, a 1-d bool array on ``ar1``'s backend (not differentiable)."""
+    return isin(_ravel(ar1), ar2, assume_unique=assume_unique, invert=invert, kind=kind)
+
+
 lexsort = on_backend("lexsort")
 packbits = on_backend("packbits")
 unpackbits = on_backend("unpackbits")

@@ -8,7 +8,7 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 """
 
 import builtins
-from functools import wraps
+from ..core.wrapping import wraps
 
 import numpy as _np
 

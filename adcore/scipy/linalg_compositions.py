@@ -6,6 +6,7 @@ functions                                          how they are computed (and so
 ``block_diag toeplitz hankel circulant companion   gathers and concatenations of the arguments: linear in them
 convolution_matrix fiedler fiedler_companion
 leslie khatri_rao diagsvd``
+``kron`` (removed in SciPy 1.17)                  ``adcore.numpy.kron``: bilinear
 ``eig eigvals``                                    ``adcore.numpy.linalg.eig`` (right eigenvectors, ``b=None``)
 ``eigvalsh svd svdvals qr norm pinv lstsq lu``     ``adcore.numpy.linalg`` / ``lu_factor``, SciPy's conventions
 ``pinvh polar null_space orth rq qr_multiply       compositions of ``eigh``, ``svd`` and ``qr``
@@ -717,6 +718,13 @@ LinAlgError = _np.linalg.LinAlgError
 SCIPY_OWN = ("LinAlgWarning", "find_best_blas_type", "get_blas_funcs", "get_lapack_funcs", "test")
 
 
+def kron(a, b):
+    """SciPy's ``kron`` (removed in SciPy 1.17; autograd offers it beside older SciPy): the Kronecker product
+    of two matrices, ``adcore.numpy.kron(a, b)``, an array of shape ``(a.shape[0] * b.shape[0],
+    a.shape[1] * b.shape[1])``; bilinear, so its derivatives are ``kron``'s."""
+    return anp.kron(a, b)
+
+
 def scipy_own(name):
     if name in SCIPY_OWN:
         return getattr(_scipy_linalg(), name)
@@ -789,6 +797,7 @@ __all__ = [
     "ishermitian",
     "issymmetric",
     "khatri_rao",
+    "kron",
     "leslie",
     "lstsq",
     "lu",

@@ -15,7 +15,7 @@ from .builtins import list as list
 from .builtins import tuple as tuple
 from .builtins import type as type
 from .core import primitive as primitive
-from .core import set_debug
+from .core import UnexpectedBoxError, set_debug
 from .jit import JitError, jit
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "JitError",
+    "UnexpectedBoxError",
     "available",
     "default_backend",
     "get_backend",

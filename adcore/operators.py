@@ -23,10 +23,12 @@ from .core import (
     RuleNotDefined,
     VJPNode,
     backward_pass,
+    check_no_ended_box,
     defjvp_argnum,
     defvjp_argnum,
     getval,
     isbox,
+    next_trace_id,
     primitive,
     toposort,
     trace,
@@ -183,8 +185,11 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
         unary_f.op = op
 
         x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
+        first = next_trace_id()
         with recording_paused():
-            return unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
+            result = unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
+        check_no_ended_box(result, ((first, next_trace_id()),), f"{op}: the result for {fun_name}")
+        return result
 
     nary_f.__name__ = f"{op}_of_{fun_name}" + ("" if argnum == 0 else f"_wrt_argnum_{argnum}")
     nary_f.__qualname__ = nary_f.__name__
@@ -376,16 +381,12 @@ def make_vjp(fun, x):
     >>> float(ans), float(vjp(1.0))
     (9.0, 6.0)
     """
+    made_from = next_trace_id()
     checked = _with_checked_output(fun, ANY)
     unchecked_vjp, ans = _make_vjp(checked, x)
     ans_vs = checked.space
     where = f"{fun.op}: vjp of {fun.__name__}"
-
-    def vjp(g):
-        with recording_paused():
-            return unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))
-
-    return vjp, ans
+    return _derivative_function(where, made_from, lambda g: unchecked_vjp(_in_space(where, "cotangent g", ans_vs, g))), ans
 
 
 @unary_to_nary
@@ -405,8 +406,9 @@ def make_jvp(fun, x):
     >>> float(tangent)
     6.0
     """
+    made_from = next_trace_id()
     jvp = _make_jvp(_with_checked_output(fun, ANY), x)
-    return _taking_tangents_of(fun, x, lambda v: _with_writable_tangent(*jvp(v)))
+    return _taking_tangents_of(fun, x, lambda v: _with_writable_tangent(*jvp(v)), made_from)
 
 
 def _with_writable_tangent(ans, tangent):
@@ -415,16 +417,29 @@ def _with_writable_tangent(ans, tangent):
     return ans, vspace(tangent).writable(tangent)
 
 
-def _taking_tangents_of(fun, x, unchecked_jvp):
-    """``unchecked_jvp`` of ``fun`` at ``x``, given only tangents in the space of ``x`` (``_in_space``)."""
+def _taking_tangents_of(fun, x, unchecked_jvp, made_from):
+    """``unchecked_jvp`` of ``fun`` at ``x``, given only tangents in the space of ``x`` (``_in_space``), made
+    by the traces from ``made_from`` on (:func:`_derivative_function`)."""
     x_vs = vspace(x)
     where = f"{fun.op}: jvp of {fun.__name__}"
+    return _derivative_function(where, made_from, lambda v: unchecked_jvp(_in_space(where, "tangent v", x_vs, v)))
 
-    def jvp(v):
+
+def _derivative_function(where, made_from, derivative):
+    """``derivative`` (a vjp, jvp or hvp that an operator returns, made by the traces started from the id
+    ``made_from`` until now) called with recording paused, its result checked to hold no box of those
+    traces nor of traces started and ended during the call (``UnexpectedBoxError``: a rule closed
+    over a traced value). Boxes of other traces (one running around the call) are legal."""
+    made = (made_from, next_trace_id())
+
+    def checked(v):
+        first = next_trace_id()
         with recording_paused():
-            return unchecked_jvp(_in_space(where, "tangent v", x_vs, v))
+            result = derivative(v)
+        check_no_ended_box(result, (made, (first, next_trace_id())), f"{where}: the derivative")
+        return result
 
-    return jvp
+    return checked
 
 
 @unary_to_nary
@@ -443,10 +458,11 @@ def make_jvp_reversemode(fun, x):
     >>> float(make_jvp_reversemode(lambda x: x ** 3)(2.0)(1.0))
     12.0
     """
+    made_from = next_trace_id()
     checked = _with_checked_output(fun, ANY)
     vjp, _ = _make_vjp(checked, x)
     reverse_jvp, _ = _make_vjp(vjp, checked.space.zeros())
-    return _taking_tangents_of(fun, x, reverse_jvp)
+    return _taking_tangents_of(fun, x, reverse_jvp, made_from)
 
 
 @unary_to_nary
@@ -752,13 +768,9 @@ hessian_tensor_product = hessian_vector_product = hvp
 def make_hvp(fun, x):
     """``(hvp, gradient)`` at ``x``: ``hvp(v)`` is the Hessian of ``fun`` times ``v``, reusing one
     trace of the gradient for every ``v`` (reverse-over-reverse, autograd's ``make_hvp``)."""
+    made_from = next_trace_id()
     vjp_of_gradient, gradient = _make_vjp(_as_step_of(fun.op, fun.__name__, grad, fun), x)
-
-    def hvp(v):
-        with recording_paused():
-            return vjp_of_gradient(v)
-
-    return hvp, gradient
+    return _derivative_function(f"{fun.op}: hvp of {fun.__name__}", made_from, vjp_of_gradient), gradient
 
 
 def tensor_jacobian_product(fun, argnum=0):
@@ -796,15 +808,11 @@ def make_ggnvp(f, g=lambda x: 0.5 * anp.sum(x**2, axis=-1), f_argnum=0):
 
 
 def _ggnvp(f, x, grad_g):
+    made_from = next_trace_id()
     f_vjp, f_x = _make_vjp(_with_checked_output(f, ANY), x)
     g_hvp, grad_g_x = _make_vjp(grad_g, f_x)
     f_jvp, _ = _make_vjp(f_vjp, vspace(grad_g_x).zeros())
-
-    def ggnvp(v):
-        with recording_paused():
-            return f_vjp(g_hvp(f_jvp(v)))
-
-    return ggnvp
+    return _derivative_function(f"{f.op}: ggnvp of {f.__name__}", made_from, lambda v: f_vjp(g_hvp(f_jvp(v))))
 
 
 @unary_to_nary

@@ -25,7 +25,20 @@ from .reverse import (
     toposort,
     value_and_vjp,
 )
-from .tracer import Box, Node, getval, isbox, new_box, nondifferentiable, notrace_primitive, primitive, trace
+from .tracer import (
+    Box,
+    Node,
+    UnexpectedBoxError,
+    check_no_ended_box,
+    getval,
+    isbox,
+    new_box,
+    next_trace_id,
+    nondifferentiable,
+    notrace_primitive,
+    primitive,
+    trace,
+)
 from .vspace import VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
 
 __all__ = [
@@ -34,11 +47,13 @@ __all__ = [
     "Node",
     "RuleNotDefined",
     "SavedValuesVJP",
+    "UnexpectedBoxError",
     "VJPNode",
     "VSpace",
     "accumulate",
     "accumulate_into",
     "backward_pass",
+    "check_no_ended_box",
     "def_linear",
     "defjvp",
     "defjvp_argnum",
@@ -55,6 +70,7 @@ __all__ = [
     "make_jvp",
     "make_vjp",
     "new_box",
+    "next_trace_id",
     "nondifferentiable",
     "notrace_primitive",
     "output_joiners",

@@ -133,6 +133,72 @@ def getval(x):
 _trace_ids = itertools.count(1)
 
 
+def next_trace_id():
+    """An id larger than that of every trace started so far, and never a trace's: the traces started
+    between two calls have the ids ``first <= id < last`` (those of other threads too)."""
+    return next(_trace_ids)
+
+
+class UnexpectedBoxError(TypeError):
+    """A value traced by adcore (a :class:`Box`) reached a place where a raw value belongs: a
+    primitive's raw function computed with a traced value it did not receive as an argument, or a
+    result holds a box of a trace that has ended."""
+
+
+_AS_ARGUMENT = (
+    "Pass the value to the primitive as an argument (and give its derivative in that argument with "
+    "defvjp/defjvp), or write the function as a composition of differentiable functions instead of a primitive"
+)
+
+
+def _boxes(value):
+    """The boxes in ``value``: itself and the values under it, and those in tuples, lists and dicts at any depth."""
+    while type(value) in Box.types:
+        yield value
+        value = value._value
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _boxes(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _boxes(item)
+
+
+def check_no_ended_box(value, spans, what):
+    """Raise :class:`UnexpectedBoxError` if ``value`` holds a box of a trace whose id is in one of
+    ``spans`` (``(first, last)`` pairs of :func:`next_trace_id`: traces that have ended); ``what``
+    names the value in the message. A box of another trace (an outer one, still running) is kept."""
+    for box in _boxes(value):
+        if any(first <= box._trace_id < last for first, last in spans):
+            raise UnexpectedBoxError(
+                f"{what} holds a traced value (a box of trace {box._trace_id}) whose trace has ended: a function or "
+                "a derivative rule (defvjp/defjvp) used a value being differentiated that it did not receive as an "
+                f"argument, e.g. a primitive or rule defined inside the differentiated function and closing over "
+                f"its variable. {_AS_ARGUMENT}."
+            )
+
+
+def _raise_if_escaped(f_raw, ans, top):
+    """Raise :class:`UnexpectedBoxError` if ``ans``, what the raw function ``f_raw`` returned, is a box
+    (or a tuple holding one) of the trace of its innermost traced argument ``top`` or of a later one.
+
+    Boxes of traces outside ``top``'s are legal: a primitive called on values of an inner trace may
+    close over values of an outer one (still running), which the outer trace follows through the raw
+    function while the inner one uses the primitive's rules. So is any box returned by a call with no
+    traced argument: it is a plain call of the raw function, whose operations on traced values are
+    traced as any code's (the primitive's rules are not used).
+    """
+    top_id = top._trace_id
+    for box in ans if type(ans) is tuple else (ans,):
+        if type(box) in Box.types and box._trace_id >= top_id:
+            raise UnexpectedBoxError(
+                f"primitive {primitive_name(f_raw)}: its raw function, called on a value of trace {top_id}, returned a traced value "
+                f"(a box of trace {box._trace_id}): it computed with a value being differentiated that it did not "
+                f"receive as an argument (a closure or a global, e.g. a primitive defined inside the differentiated "
+                f"function), so the result would miss that dependence or leak the box. {_AS_ARGUMENT}."
+            )
+
+
 _gc_lock = threading.Lock()
 _gc_pauses = 0  # blocks inside gc_paused, over all threads
 _gc_was_enabled = False  # whether the collector was on when the first of them began
@@ -239,6 +305,15 @@ def primitive(f_raw):
 
     The one- and two-argument calls with one boxed argument (most calls: ``sin(x)``,
     ``x * 0.5``) are unboxed inline; every other call goes through :func:`unbox_innermost`.
+
+    What ``f_raw`` may use besides its arguments: raw values, and values of traces outside the
+    innermost trace of its boxed arguments (a primitive called inside ``grad`` of ``y``, nested in
+    ``grad`` of ``x``, may close over ``x``: the outer trace follows the raw function, the inner one
+    uses the rules). A value of the innermost trace, or of a later one, that ``f_raw`` reaches
+    through a closure, a global or a keyword argument would bypass the rules and leave a box in
+    the result: the call raises :class:`UnexpectedBoxError` when the raw result is such a box (or a
+    tuple holding one); pass the value as an argument instead. A call without boxed arguments is a
+    plain call of ``f_raw``.
     """
     box_types = Box.types
     box_type_of = Box.type_mappings
@@ -266,6 +341,8 @@ def primitive(f_raw):
             ans = f_raw(*argvals, **kwargs)
         else:
             ans = raw_call_hook(f_wrapped, f_raw, argvals, kwargs, top._node)
+        if type(ans) in box_types or type(ans) is tuple:
+            _raise_if_escaped(f_raw, ans, top)
         node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
         return (box_type_of.get(type(ans)) or box_type_of.of(ans))(ans, top._trace_id, node)
 

@@ -144,16 +144,26 @@ def _off_diagonal_mask(x):
     return anp.eye_like(x) == 0.0
 
 
-def _inverse_gaps(w):
-    """``F[..., i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it and where two values are
-    equal; where-safe, so nothing divides by zero, also in derivatives of ``F``.
+def _divided_by_gaps(w, x):
+    """``x[..., i, j] / (w[j] - w[i])`` off the diagonal, 0 on it; where-safe, so nothing divides by zero,
+    also in derivatives.
 
-    At repeated values the vector derivatives are undefined; taking 0 there keeps the
-    derivatives of functions of the values alone exact (e.g. ``sum(eigh(a)[0] ** 2)`` at ``a = I``).
+    At a degenerate pair (``|w[j] - w[i]| <= sqrt(eps) * max|w|``, ``eps`` that of ``w``'s dtype)
+    the quotient is 0 where ``x[..., i, j]`` is 0 and NaN elsewhere, as PyTorch's eigenvector
+    derivatives. ``x`` is 0 there when the function differentiated does not use the vectors (the
+    values' derivatives, e.g. of ``w[0] + w[1]`` for ``w[0] == w[1]``, stay exact); a function of the
+    vectors, even one invariant to the choice of basis of the degenerate space
+    (``v @ diag(f(w)) @ v.T``), gets NaN rather than a finite wrong number: the rule cannot see
+    the divided difference ``(f(w[j]) - f(w[i])) / (w[j] - w[i])`` that its exact derivative needs
+    (differentiate such functions as matrix functions: ``expm``, ``logm``, ``sqrtm``, ``pinv``).
+    Above the threshold the rounding of the computed gaps costs at most about ``sqrt(eps)`` relative.
     """
     gaps = anp.subtract(anp.expand_dims(w, -2), anp.expand_dims(w, -1))
-    off = anp.logical_and(_off_diagonal_mask(gaps), gaps != 0.0)
-    return anp.where(off, anp.divide(1.0, anp.where(off, gaps, 1.0)), 0.0)
+    scale = anp.expand_dims(anp.max(anp.abs(w), axis=-1, keepdims=True), -1)
+    degenerate = anp.logical_and(_off_diagonal_mask(gaps), anp.abs(gaps) <= anp.multiply(scale, _eps(getval(w)) ** 0.5))
+    off = anp.logical_and(_off_diagonal_mask(gaps), anp.logical_not(degenerate))
+    quotient = anp.where(off, anp.divide(x, anp.where(off, gaps, 1.0)), 0.0)
+    return anp.where(anp.logical_and(degenerate, x != 0.0), anp.nan, quotient)
 
 
 def _solve_right(x, r):
@@ -618,7 +628,7 @@ def grad_eigh(ans, a, UPLO="L"):
 
     def vjp(g):
         g_w, g_v = g
-        inner = anp.add(_diag(g_w), anp.multiply(_inverse_gaps(w), _mm(_ct(v), _conj(g_v))))
+        inner = anp.add(_diag(g_w), _divided_by_gaps(w, _mm(_ct(v), _conj(g_v))))
         return _conj(_symmetric_from_adjoint(_mm(v, inner, _ct(v)), lower))
 
     return vjp
@@ -627,7 +637,7 @@ def grad_eigh(ans, a, UPLO="L"):
 def jvp_eigh(g, ans, a, UPLO="L"):
     w, v = ans
     m = _mm(_ct(v), _symmetric_from(g, _lower_uplo(UPLO)), v)
-    return EighResult(_real(_diagonal(m)), _mm(v, anp.multiply(_inverse_gaps(w), m)))
+    return EighResult(_real(_diagonal(m)), _mm(v, _divided_by_gaps(w, m)))
 
 
 defvjp(eigh, grad_eigh)
@@ -730,11 +740,11 @@ def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
             g_u = anp.subtract(g_u[..., :, :k], _mm(u_perp, _ct(g_u[..., :, k:]), u))
         if v_perp is not None:
             g_v = anp.subtract(g_v[..., :, :k], _mm(v_perp, _ct(g_v[..., :, k:]), v))
-        f = _inverse_gaps(anp.square(s))
+        s2 = anp.square(s)
         ut_gu, vt_gv = _mm(_ct(u), g_u), _mm(_ct(v), g_v)
         inner = anp.add(
-            anp.add(_scale_columns(anp.multiply(f, anp.subtract(ut_gu, _ct(ut_gu))), s), _diag(g_s)),
-            _scale_rows(s, anp.multiply(f, anp.subtract(vt_gv, _ct(vt_gv)))),
+            anp.add(_scale_columns(_divided_by_gaps(s2, anp.subtract(ut_gu, _ct(ut_gu))), s), _diag(g_s)),
+            _scale_rows(s, _divided_by_gaps(s2, anp.subtract(vt_gv, _ct(vt_gv)))),
         )
         if anp.iscomplexobj(ut_gu):  # the adjoint of the phase gauge (see svd)
             inner = anp.add(inner, _diag(anp.multiply(1j, anp.divide(anp.imag(_diagonal(ut_gu)), s))))
@@ -755,10 +765,10 @@ def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         return _real(anp.sum(anp.multiply(_conj(u), _mm(g, _ct(vh))), axis=-2))
     u, u_perp, s, v, v_perp = _svd_split(ans, full_matrices, m, n)
     dp = _mm(_ct(u), g, v)
-    f = _inverse_gaps(anp.square(s))
+    s2 = anp.square(s)
     dp_s, s_dp = _scale_columns(dp, s), _scale_rows(s, dp)
-    du = _mm(u, anp.multiply(f, anp.add(dp_s, _ct(dp_s))))
-    dv = _mm(v, anp.multiply(f, anp.add(s_dp, _ct(s_dp))))
+    du = _mm(u, _divided_by_gaps(s2, anp.add(dp_s, _ct(dp_s))))
+    dv = _mm(v, _divided_by_gaps(s2, anp.add(s_dp, _ct(s_dp))))
     if anp.iscomplexobj(dp):  # the phase gauge: Im diag(dP) / s goes to u
         du = anp.add(du, _scale_columns(u, anp.multiply(1j, anp.divide(anp.imag(_diagonal(dp)), s))))
     if m > n:
@@ -907,7 +917,7 @@ def grad_eig(ans, a):
         vt = _t(v)
         vt_gv = _mm(vt, g_v)
         norm_part = _scale_columns(_mm(vt, anp.conj(v)), anp.real(_diagonal(vt_gv)))
-        inner = anp.add(_diag(g_w), anp.multiply(_inverse_gaps(w), anp.subtract(vt_gv, norm_part)))
+        inner = anp.add(_diag(g_w), _divided_by_gaps(w, anp.subtract(vt_gv, norm_part)))
         g_a = _mm(solve(vt, inner), vt)
         return g_a if anp.iscomplexobj(a) else anp.real(g_a)
 
@@ -917,7 +927,7 @@ def grad_eig(ans, a):
 def jvp_eig(g, ans, a):
     w, v = ans
     c = solve(v, _mm(anp.astype(g, getval(v).dtype), v))
-    dv = _mm(v, anp.multiply(_inverse_gaps(w), c))
+    dv = _mm(v, _divided_by_gaps(w, c))
     radial = anp.real(anp.sum(anp.multiply(anp.conj(v), dv), axis=-2))
     return EigResult(_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
 

@@ -297,17 +297,23 @@ def convolve(a, v, mode="full"):
     a, v = _sequence(a, v, "convolve"), _sequence(v, a, "convolve")
     n, m = anp.shape(a)[0], anp.shape(v)[0]
     full = _full_convolution(a, v) if n >= m else _full_convolution(v, a)
-    return _mode_slice(full, n, m, mode, "convolve")
+    return _mode_slice(full, n, m, mode, "convolve", (builtins.min(n, m) - 1) // 2)
 
 
 def correlate(a, v, mode="valid"):
     """The cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-d sequences, as NumPy's
-    ``correlate`` (``mode`` ``"valid"``, ``"same"`` or ``"full"``)."""
+    ``correlate`` (``mode`` ``"valid"``, ``"same"`` or ``"full"``).
+
+    ``"same"`` keeps ``max(n, m)`` entries of the ``"full"`` output (``n = len(a)``,
+    ``m = len(v)``), as NumPy: from index ``(m - 1) // 2`` when ``n >= m``; when ``n < m``
+    NumPy correlates the swapped pair and reverses (and conjugates) the result, which moves
+    the window to start at ``n // 2`` (one place later when ``n`` is even).
+    """
     a, v = _sequence(a, v, "correlate"), _sequence(v, a, "correlate")
     n, m = anp.shape(a)[0], anp.shape(v)[0]
     reversed_v = anp.flip(anp.conj(v), 0)
     full = _full_convolution(a, reversed_v) if n >= m else _full_convolution(reversed_v, a)
-    return _mode_slice(full, n, m, mode, "correlate")
+    return _mode_slice(full, n, m, mode, "correlate", (m - 1) // 2 if n >= m else n // 2)
 
 
 def _sequence(x, other, name):
@@ -325,13 +331,13 @@ def _full_convolution(long, short):
     return anp.matmul(take(padded, _index_like(positions, padded)), short)
 
 
-def _mode_slice(full, n, m, mode, name):
-    """The rows of the full convolution of sequences of lengths ``n`` and ``m`` that ``mode`` keeps."""
+def _mode_slice(full, n, m, mode, name, same_start):
+    """The rows of the full convolution of sequences of lengths ``n`` and ``m`` that ``mode`` keeps
+    (``"same"``: ``max(n, m)`` rows from ``same_start``)."""
     if mode == "full":
         return full
     if mode == "same":
-        start = (builtins.min(n, m) - 1) // 2
-        return full[start : start + builtins.max(n, m), ...]
+        return full[same_start : same_start + builtins.max(n, m), ...]
     if mode == "valid":
         return full[builtins.min(n, m) - 1 : builtins.max(n, m), ...]
     raise ValueError(f"{name}: mode must be 'full', 'same' or 'valid', not {mode!r}")

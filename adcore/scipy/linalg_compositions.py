@@ -159,7 +159,7 @@ def convolution_matrix(a, n, mode="full"):
         raise ValueError("convolution_matrix: n must be positive and a not empty")
     values = anp.concatenate([_zeros(a, (n - 1,)), a, _zeros(a, (n - 1,))])
     full = _gathered(values, n - 1 + _np.arange(m + n - 1)[:, None] - _np.arange(n)[None, :])
-    return _mode_slice(full, m, n, mode, "convolution_matrix")
+    return _mode_slice(full, m, n, mode, "convolution_matrix", (builtins.min(m, n) - 1) // 2)
 
 
 def fiedler(a):

@@ -277,9 +277,15 @@ AGAINST_NUMPY = {
 }
 
 
+#: cases whose NumPy call needs a newer NumPy than the oldest adcore supports: name -> that NumPy
+NEWER_NUMPY = {"trim_zeros_2d": (2, 2)}  # trim_zeros of an n-d array: NumPy 2.2 on
+
+
 @pytest.mark.parametrize("name", AGAINST_NUMPY)
 def test_values_match_numpys_own_functions(name):
     call = AGAINST_NUMPY[name]
+    if tuple(int(p) for p in numpy.__version__.split(".")[:2]) < NEWER_NUMPY.get(name, (0, 0)):
+        pytest.skip(f"NumPy {numpy.__version__} cannot compute the reference (NumPy {NEWER_NUMPY[name]} on)")
     ours, theirs = numpy.asarray(call(np)), numpy.asarray(call(numpy))
     assert ours.shape == theirs.shape
     if theirs.dtype.kind in "biu":

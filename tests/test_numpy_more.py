@@ -497,3 +497,29 @@ def test_reductions_over_axis_0_or_minus_1_of_a_0d_array(backend):
     except (ValueError, IndexError) as error:
         pytest.skip(f"the library refuses it: {error}")
     check_grads(f, modes=("fwd", "rev"), order=2)(x)
+
+
+PAD_OPTIONS = {
+    "constant": st.fixed_dictionaries({"constant_values": st.floats(-2, 2)}),
+    "edge": st.just({}),
+    "reflect": st.fixed_dictionaries({"reflect_type": st.sampled_from(["even", "odd"])}),
+    "symmetric": st.fixed_dictionaries({"reflect_type": st.sampled_from(["even", "odd"])}),
+    "wrap": st.just({}),
+    "linear_ramp": st.fixed_dictionaries({"end_values": st.floats(-2, 2)}),
+    **{
+        m: st.fixed_dictionaries({}, optional={"stat_length": st.integers(1, 4)})
+        for m in ("maximum", "minimum", "mean", "median")
+    },
+}
+
+
+@settings(max_examples=12, derandomize=True, deadline=None)
+@given(shape=st.lists(st.integers(2, 3), min_size=1, max_size=2), mode=st.sampled_from(sorted(PAD_OPTIONS)), data=st.data())
+def test_pad_matches_numpy_in_every_mode(shape, mode, data):
+    """Per-axis widths up to three times the axis (NumPy's repeated reflections), every mode and option:
+    values against NumPy's ``pad``, derivatives against finite differences."""
+    widths = [(data.draw(st.integers(0, 3 * n)), data.draw(st.integers(0, 3 * n))) for n in shape]
+    options = data.draw(PAD_OPTIONS[mode])
+    x = numpy.random.default_rng(len(widths)).uniform(-1, 1, shape)
+    numpy.testing.assert_allclose(np.pad(x, widths, mode=mode, **options), numpy.pad(x, widths, mode=mode, **options), rtol=1e-13)
+    check_grads(lambda x: np.pad(x, widths, mode=mode, **options), modes=("fwd", "rev"), order=1)(x)

@@ -18,7 +18,8 @@ with the array libraries' own autograd (torch's) off: ``recording_paused``.
 from backends import array_backend, recording_paused
 
 from . import numpy as anp
-from .builtins import build_container  # importing builtins registers tuple/list/dict boxes and joins returned containers
+# importing builtins registers tuple/list/dict boxes and joins returned containers
+from .builtins import ContainerVSpace, build_container
 from .core import (
     RuleNotDefined,
     VJPNode,
@@ -200,13 +201,33 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
     return nary_f
 
 
-def _check_argument_is_array(fun, x_vs):
-    """A Jacobian is taken with respect to an array: of containers it would need a container of Jacobians."""
-    if not hasattr(x_vs, "shape"):
-        raise TypeError(
-            f"{fun.op}: {fun.__name__} has an argument that is a container; Jacobians are taken of an array with "
-            "respect to an array: pass one argnum at a time and return one array"
-        )
+def _leaf_spaces(vs):
+    """The spaces of the arrays of a value of space ``vs`` (a container's, at any depth, in order)."""
+    if not isinstance(vs, ContainerVSpace):
+        return [vs]
+    return [leaf for item_vs in vs.spaces for leaf in _leaf_spaces(item_vs)]
+
+
+def _leaves(vs, value):
+    """The arrays of ``value`` (of space ``vs``), in the order of ``_leaf_spaces(vs)``."""
+    if not isinstance(vs, ContainerVSpace):
+        return [value]
+    items = vs.items(value)
+    positions = range(len(vs.spaces)) if vs.keys is None else vs.keys
+    return [leaf for i, item_vs in zip(positions, vs.spaces) for leaf in _leaves(item_vs, items[i])]
+
+
+def _with_leaves(vs, leaves):
+    """A value of the structure of ``vs`` (a container's, or an array) holding ``leaves`` in order."""
+    leaves = iter(leaves)
+
+    def build(vs):
+        if not isinstance(vs, ContainerVSpace):
+            return next(leaves)
+        items = [build(item_vs) for item_vs in vs.spaces]
+        return vs.rebuild(items if vs.keys is None else dict(zip(vs.keys, items)))
+
+    return build(vs)
 
 
 #: What an operator needs its function to return (``_output_space``): any differentiable value
@@ -578,9 +599,15 @@ def jacrev(fun, x):
     For a complex output of a real input, the rows take two passes (cotangents ``e`` and
     ``-1j e`` give the real and imaginary parts).
 
+    With respect to several arguments (a tuple ``argnum``), or an argument that is a tuple,
+    list or dict of arrays, the Jacobian is a container of that structure whose arrays are
+    the blocks, of shape ``fun(x).shape + x_i.shape`` (JAX's ``jacrev``); still one trace.
+
     >>> jacrev(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
+    >>> [block.shape for block in jacrev(lambda x, y: x * y[0], (0, 1))(anp.ones(2), anp.ones(3))]
+    [(2, 2), (2, 3)]
     """
     ans, end_node = _trace_reverse(fun, x)
     return _jacobian_rows(end_node, *_jacobian_spaces(fun, ans, x))
@@ -597,31 +624,31 @@ def _batch_safe(end_node):
 
 
 def _jacobian_spaces(fun, ans, x):
-    """``(ans_vs, x_vs)``, checking that both are spaces of arrays."""
-    ans_vs, x_vs = _output_space(fun.op, fun.__name__, ans, ARRAY), vspace(x)
-    _check_argument_is_array(fun, x_vs)
-    return ans_vs, x_vs
+    """``(ans_vs, x_vs)``, checking that ``ans`` is an array."""
+    return _output_space(fun.op, fun.__name__, ans, ARRAY), vspace(x)
 
 
 def _jacobian_rows(end_node, ans_vs, x_vs):
-    """The rows of the Jacobian from the graph ending at ``end_node`` (None: the output does not depend on ``x``)."""
+    """The rows of the Jacobian from the graph ending at ``end_node`` (None: the output does not
+    depend on ``x``); for a container ``x``, a container of blocks (see ``jacrev``)."""
+    x_leaves = _leaf_spaces(x_vs)
     if ans_vs.size == 0:
-        return _empty_jacobian(ans_vs, x_vs)
+        return _with_leaves(x_vs, [_empty_jacobian(ans_vs, vs) for vs in x_leaves])
 
     def vjp(g):
-        return x_vs.zeros() if end_node is None else backward_pass(g, end_node)
+        return _leaves(x_vs, x_vs.zeros() if end_node is None else backward_pass(g, end_node))
 
     pullback = vjp
     if ans_vs.iscomplex and not x_vs.iscomplex:
 
         def pullback(e):
-            return anp.add(vjp(e), anp.multiply(1j, vjp(anp.multiply(-1j, e))))
+            return [anp.add(a, anp.multiply(1j, b)) for a, b in zip(vjp(e), vjp(anp.multiply(-1j, e)))]
 
     if ans_vs.size > 1 and end_node is not None and _batch_safe(end_node):
-        rows = _batched_rows(pullback, ans_vs, x_vs)
+        blocks = _batched_rows(pullback, ans_vs, x_leaves)
     else:
-        rows = anp.stack([pullback(e) for e in ans_vs.standard_basis()])
-    return anp.reshape(rows, ans_vs.shape + x_vs.shape)
+        blocks = [anp.stack(rows) for rows in zip(*(pullback(e) for e in ans_vs.standard_basis()))]
+    return _with_leaves(x_vs, [anp.reshape(rows, ans_vs.shape + vs.shape) for rows, vs in zip(blocks, x_leaves)])
 
 
 #: How many rows ``jacrev`` pushes through one backward pass, at most, is this number of entries
@@ -630,22 +657,22 @@ def _jacobian_rows(end_node, ans_vs, x_vs):
 BATCH_ENTRIES = 2**22
 
 
-def _batched_rows(pullback, ans_vs, x_vs):
-    """The rows ``pullback(e)`` for the basis cotangents ``e`` of ``ans_vs``, stacked, computed a
-    batch of rows per backward pass (``cotangent_batch``): the basis is the identity, in the
-    output's backend, dtype and device."""
+def _batched_rows(pullback, ans_vs, x_leaves):
+    """The rows ``pullback(e)`` for the basis cotangents ``e`` of ``ans_vs``, stacked, one array
+    per space of ``x_leaves``, computed a batch of rows per backward pass (``cotangent_batch``):
+    the basis is the identity, in the output's backend, dtype and device."""
     n = ans_vs.size
-    chunk = max(1, BATCH_ENTRIES // (n + x_vs.size))
-    blocks = []
+    chunk = max(1, BATCH_ENTRIES // (n + sum(vs.size for vs in x_leaves)))
+    blocks = [[] for _ in x_leaves]
     with cotangent_batch(1):
         for start in range(0, n, chunk):
             count = min(chunk, n - start)
             basis = ans_vs.backend.eye(count, n, k=start, dtype=ans_vs.dtype, device=ans_vs.device)
-            block = pullback(anp.reshape(basis, (count,) + ans_vs.shape))
-            if anp.shape(block) != (count,) + x_vs.shape:  # a cotangent that is zero whatever the row
-                block = anp.broadcast_to(block, (count,) + x_vs.shape)
-            blocks.append(block)
-    return blocks[0] if len(blocks) == 1 else anp.concatenate(blocks)
+            for rows, block, vs in zip(blocks, pullback(anp.reshape(basis, (count,) + ans_vs.shape)), x_leaves):
+                if anp.shape(block) != (count,) + vs.shape:  # a cotangent that is zero whatever the row
+                    block = anp.broadcast_to(block, (count,) + vs.shape)
+                rows.append(block)
+    return [rows[0] if len(rows) == 1 else anp.concatenate(rows) for rows in blocks]
 
 
 def _empty_jacobian(ans_vs, x_vs):
@@ -658,7 +685,8 @@ def _empty_jacobian(ans_vs, x_vs):
 @unary_to_nary
 def jacfwd(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in forward mode:
-    one JVP per input entry (the columns), cheaper than ``jacrev`` when ``x`` is small.
+    one JVP per input entry (the columns), cheaper than ``jacrev`` when ``x`` is small. With
+    respect to several arguments or a container, a container of blocks, as ``jacrev``.
 
     >>> jacfwd(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
@@ -666,19 +694,26 @@ def jacfwd(fun, x):
     """
     jvp = _make_jvp(_with_checked_output(fun, ARRAY), x)
     x_vs = vspace(x)
-    _check_argument_is_array(fun, x_vs)
-    if x_vs.size == 0:
-        ans, _ = jvp(x_vs.zeros())
-        return _empty_jacobian(*_jacobian_spaces(fun, ans, x))
-    columns = [jvp(e)[1] for e in x_vs.standard_basis()]
-    return anp.reshape(anp.stack(columns, axis=-1), anp.shape(columns[0]) + x_vs.shape)
+    x_leaves = _leaf_spaces(x_vs)
+    columns = iter([jvp(e)[1] for e in x_vs.standard_basis()])  # leaf after leaf, entry after entry
+    if any(vs.size == 0 for vs in x_leaves):
+        ans_vs = _jacobian_spaces(fun, jvp(x_vs.zeros())[0], x)[0]
+    blocks = []
+    for vs in x_leaves:
+        if vs.size == 0:
+            blocks.append(_empty_jacobian(ans_vs, vs))
+            continue
+        block = anp.stack([next(columns) for _ in range(vs.size)], axis=-1)
+        blocks.append(anp.reshape(block, anp.shape(block)[:-1] + vs.shape))
+    return _with_leaves(x_vs, blocks)
 
 
 @unary_to_nary
 def jacobian(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, by the cheaper mode:
     reverse (``jacrev``) when the output has no more entries than ``x``, else forward (``jacfwd``,
-    after the one trace that measured the output).
+    after the one trace that measured the output). With respect to several arguments (a tuple
+    ``argnum``) or a container, a container of blocks, as ``jacrev``.
 
     >>> jacobian(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
@@ -703,6 +738,13 @@ def hessian(fun, argnum=0):
     needs only JVPs there). A library that defines its primitives with ``defvjp`` alone gets
     reverse-over-reverse, which needs no JVP.
 
+    With respect to several arguments (a tuple ``argnum``), or an argument that is a tuple,
+    list or dict of arrays, the Hessian is nested as JAX's ``hessian``: for a tuple ``argnum``
+    the tuple of rows ``((H00, H01, ...), (H10, H11, ...), ...)``, ``Hij`` the block of the
+    second derivatives in ``x_i`` then ``x_j``, of shape ``x_i.shape + x_j.shape`` (``Hij`` is
+    the transpose of ``Hji``). Row ``i`` is the Jacobian of item ``i`` of the gradient: one
+    trace of the gradient per argument.
+
     Raises
     ------
     TypeError
@@ -710,21 +752,53 @@ def hessian(fun, argnum=0):
 
     >>> hessian(lambda x: x ** 3)(2.0)
     array(12.)
+    >>> h = hessian(lambda x, y: x ** 2 * y, (0, 1))(2.0, 3.0)
+    >>> [[float(block) for block in row] for row in h]
+    [[6.0, 4.0], [4.0, 0.0]]
     """
     name = _name(fun)
     gradient = _as_step_of("hessian", name, grad, fun, argnum)
-    reverse, forward = (_as_step_of("hessian", name, jacobian, gradient, argnum) for jacobian in (jacrev, jacfwd))
+
+    def jacobian_of(derivative):
+        reverse, forward = (_as_step_of("hessian", name, jacobian, derivative, argnum) for jacobian in (jacrev, jacfwd))
+
+        def jacobian_of_derivative(*args, **kwargs):
+            try:
+                return reverse(*args, **kwargs)
+            except RuleNotDefined as error:
+                if error.mode != "VJP":
+                    raise
+                return forward(*args, **kwargs)
+
+        return jacobian_of_derivative
+
+    def item_of_gradient(i):
+        def item(*args, **kwargs):
+            g = gradient(*args, **kwargs)
+            return _leaves(vspace(g), g)[i]
+
+        return item
 
     def hessian_of(*args, **kwargs):
-        try:
-            return reverse(*args, **kwargs)
-        except RuleNotDefined as error:
-            if error.mode != "VJP":
-                raise
-            return forward(*args, **kwargs)
+        x_vs = _container_space_of_arguments(args, argnum)
+        if x_vs is None:
+            return jacobian_of(gradient)(*args, **kwargs)
+        rows = [jacobian_of(item_of_gradient(i))(*args, **kwargs) for i in range(len(_leaf_spaces(x_vs)))]
+        return _with_leaves(x_vs, rows)
 
     hessian_of.__name__ = hessian_of.__qualname__ = f"hessian_of_{name}"
     return hessian_of
+
+
+def _container_space_of_arguments(args, argnum):
+    """The space of what ``argnum`` picks from ``args`` where that is a container (a tuple ``argnum``,
+    or an argument that is a tuple, list or dict); None otherwise, or where ``argnum`` is not a
+    valid pick (the operator then reports it)."""
+    argnums = (argnum,) if isinstance(argnum, int) else argnum
+    if not isinstance(argnums, (tuple, list)) or not all(isinstance(i, int) and -len(args) <= i < len(args) for i in argnums):
+        return None
+    x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnums)
+    return vspace(x) if isinstance(x, (tuple, list, dict)) else None
 
 
 def hvp(fun, argnum=0, jit=False):

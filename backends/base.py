@@ -151,7 +151,9 @@ class Backend:
 
     def numpy_function(self, name):
         """This library's function of NumPy's name ``name`` and NumPy's meaning, for the NumPy functions
-        that the Array API standard lacks (``gcd``, ``histogram``, ``packbits``, ...).
+        that the Array API standard lacks (``gcd``, ``histogram``, ``packbits``, ...); where the library
+        has none, this class's ``standard_<name>`` written with the standard's functions (``put``,
+        ``ravel_multi_index``, ``unravel_index``) if there is one.
 
         Raises
         ------
@@ -159,9 +161,85 @@ class Backend:
             Naming the backend and the function, if the library has no NumPy-style namespace or no such function.
         """
         fun = getattr(self.numpy_namespace, name, None)
+        standard = getattr(type(self), f"standard_{name}", None)  # the class's: a backend's __getattr__ raises
+        if fun is None and standard is not None:
+            fun = standard.__get__(self)
         if fun is None:
             raise NotImplementedError(f"{name}: the {self.name} backend has no NumPy function {name!r}")
         return fun
+
+    # NumPy's index functions written with the standard's functions: ``numpy_function`` returns them for a
+    # library without a NumPy-style namespace (array-api-strict, torch) or without the function (Dask's ``put``).
+
+    def _index_in_range(self, name, index, size, mode, error, negative):
+        """``index`` (an integer array) brought into ``[0, size)`` by ``mode``: ``"wrap"`` (modulo), ``"clip"``,
+        or ``"raise"`` (the exception ``error`` for an entry outside ``[-size, size)``, or outside ``[0, size)``
+        unless ``negative``; negative entries count from the end)."""
+        xp = self.xp
+        if mode == "wrap":
+            return index % size
+        if mode == "clip":
+            return xp.clip(index, 0, size - 1)
+        if mode != "raise":
+            raise ValueError(f"{name}: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+        if bool(xp.any((index < (-size if negative else 0)) | (index >= size))):
+            raise error
+        return xp.where(index < 0, index + size, index)
+
+    def standard_ravel_multi_index(self, multi_index, dims, mode="raise", order="C"):
+        """NumPy's ``ravel_multi_index``: the flat positions of the indices ``multi_index`` (one integer
+        array per axis of ``dims``, broadcast together) in an array of shape ``dims``; ``mode`` one for
+        all axes or one per axis (``"raise"`` refuses negative entries, as NumPy)."""
+        xp = self.xp
+        if order not in ("C", "F"):
+            raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', not {order!r}")
+        dims = tuple(int(d) for d in dims)
+        if len(multi_index) != len(dims):
+            raise ValueError(f"ravel_multi_index: parameter multi_index must be a sequence of length {len(dims)}")
+        modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+        device = self.device(next(i for i in multi_index if hasattr(i, "shape")))
+        indices = xp.broadcast_arrays(*(xp.asarray(i, dtype=xp.int64, device=device) for i in multi_index))
+        flat = xp.zeros(indices[0].shape, dtype=xp.int64, device=device)
+        for axis in range(len(dims)) if order == "C" else reversed(range(len(dims))):
+            error = ValueError("ravel_multi_index: invalid entry in coordinates array")
+            index = self._index_in_range("ravel_multi_index", indices[axis], dims[axis], modes[axis], error, False)
+            flat = flat * dims[axis] + index
+        return flat
+
+    def standard_unravel_index(self, indices, shape, order="C"):
+        """NumPy's ``unravel_index``: the tuple of coordinate arrays of the flat positions ``indices`` in an
+        array of shape ``shape``."""
+        xp = self.xp
+        if order not in ("C", "F"):
+            raise ValueError(f"unravel_index: order must be 'C' or 'F', not {order!r}")
+        shape = (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
+        size = math.prod(shape)
+        if bool(xp.any((indices < 0) | (indices >= size))):
+            raise ValueError(f"unravel_index: index out of bounds for an array of size {size}")
+        coordinates = [None] * len(shape)
+        for axis in reversed(range(len(shape))) if order == "C" else range(len(shape)):
+            coordinates[axis], indices = indices % shape[axis], indices // shape[axis]
+        return tuple(coordinates)
+
+    def standard_put(self, a, ind, v, mode="raise"):
+        """NumPy's ``put``: ``a.flat[ind] = v`` in place, ``v`` repeated to the length of ``ind``, the
+        last write winning at a repeated position; ``mode`` as ``take``'s. Written through a one-hot
+        comparison (memory ``ind.size * a.size``) and one assignment ``a[...] = ``."""
+        xp = self.xp
+        device = self.device(a)
+        size = math.prod(a.shape)
+        ind = xp.reshape(xp.asarray(ind, dtype=xp.int64, device=device), (-1,))
+        v = xp.reshape(xp.asarray(v, dtype=a.dtype, device=device), (-1,))
+        if ind.shape[0] == 0 or v.shape[0] == 0:
+            return None
+        error = IndexError(f"put: an index is out of bounds for an array of size {size}")
+        ind = self._index_in_range("put", ind, size, mode, error, True)
+        writes = xp.arange(ind.shape[0], device=device)
+        hits = ind[:, None] == xp.arange(size, device=device)[None, :]
+        last = xp.max(xp.where(hits, writes[:, None], -1), axis=0)  # the last write at each position, -1 if none
+        values = xp.take(v, xp.where(last >= 0, last, 0) % v.shape[0], axis=0)
+        a[...] = xp.reshape(xp.where(last >= 0, values, xp.reshape(a, (-1,))), a.shape)
+        return None
 
     def set_recording(self, on):
         """Turn this library's own autograd recording (torch's) on or off in this thread; return

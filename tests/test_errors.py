@@ -95,8 +95,6 @@ def test_an_argnum_named_twice():
 
 
 def test_jacobian_of_a_container():
-    with pytest.raises(TypeError, match="jacobian: <lambda> has an argument that is a container"):
-        jacobian(lambda x, y: x * y, (0, 1))(numpy.ones(2), numpy.ones(2))
     with pytest.raises(TypeError, match="jacobian: function <lambda> returned a tuple of 2 items; jacobian needs an array"):
         jacobian(lambda x: (x, x))(numpy.ones(2))
 

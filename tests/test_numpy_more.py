@@ -7,6 +7,9 @@ float64 and float32, on every backend); their values are compared with NumPy's o
 
 import numpy
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import adcore
 import adcore.numpy as np
@@ -152,6 +155,9 @@ SPECS = [
     *cases("reshape_order_F", lambda x: np.reshape(x, (3, 2), order="F"), ((2, 3),)),
     *cases("reshape_method_order_F", lambda x: x.reshape(6, order="F"), ((2, 3),)),
     *cases("take_wrap", lambda x: np.take(x, [0, 7, -8], mode="wrap"), ((2, 3),)),
+    *cases("take_clip_axis", lambda x: np.take(x, [[0, 4], [-3, 1]], axis=1, mode="clip"), ((2, 3),)),
+    *cases("choose_array_clip", lambda c: np.choose([[0, 3, -1], [2, 1, 5]], c, mode="clip"), ((3, 2, 3),)),
+    *cases("choose_array_wrap", lambda c: np.choose([[0, 3, -1], [2, 1, 5]], c, mode="wrap"), ((3, 1, 3),)),
     *cases("clip_min", lambda x: np.clip(x, min=-0.5), ((4,),)),
     *cases("concatenate_axis_none", lambda x, y: np.concatenate([x, y], axis=None), ((2, 2), (3,))),
     *cases("einsum_optimize", lambda a, b: np.einsum("ij,jk->ik", a, b, optimize="greedy"), ((2, 3), (3, 2))),
@@ -315,6 +321,11 @@ NOT_DIFFERENTIABLE = {
     "any_where": lambda m, x, k: m.any(m.greater(x, 10.0), where=m.greater(x, 0.0)),
     "argmax_keepdims": lambda m, x, k: m.argmax(m.reshape(x, (2, 2)), axis=1, keepdims=True),
     "matrix_rank": lambda m, x, k: m.linalg.matrix_rank(m.reshape(x, (2, 2))),
+    "ravel_multi_index_clip": lambda m, x, k: m.ravel_multi_index((k, m.flip(k)), (3, 5), mode="clip"),
+    "ravel_multi_index_modes_F": lambda m, x, k: m.ravel_multi_index((k, m.flip(k)), (3, 5), mode=("wrap", "clip"), order="F"),
+    "ravel_multi_index": lambda m, x, k: m.ravel_multi_index((k % 3, m.flip(k) % 5), (3, 5)),
+    "unravel_index": lambda m, x, k: m.unravel_index(k, (3, 5))[1],
+    "unravel_index_F": lambda m, x, k: m.unravel_index(k, (4, 4), order="F")[0],
 }
 #: what only the libraries with a NumPy-named function of that name compute (``Backend.numpy_function``)
 NUMPY_NAMED_ONLY = {"gcd", "isin", "lexsort", "histogram"}
@@ -410,6 +421,60 @@ def test_writing_functions_refuse_traced_arrays():
     numpy.testing.assert_array_equal(target, [5.0, 0.0, 6.0])
 
 
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_put_writes_as_numpys_on_every_backend(backend, mode):
+    indices = [4, -1, 4, 0] if mode == "raise" else [9, -7, 4, 4, 1]
+    expected = numpy.arange(6.0).reshape(2, 3)
+    numpy.put(expected, indices, [10.0, 20.0], mode=mode)  # v repeats; the last write at a position wins
+    target = backend.asarray(numpy.arange(6.0).reshape(2, 3))
+    assert np.put(target, backend.asarray(indices, "int64"), backend.asarray([10.0, 20.0]), mode=mode) is None
+    backend.check_device(target)
+    numpy.testing.assert_array_equal(backend.to_numpy(target), expected)
+
+
+def test_index_functions_refuse_out_of_range_entries_as_numpy(backend):
+    if backend.name == "dask":
+        pytest.skip("Dask's own ravel_multi_index checks nothing (lazy values)")
+    k = backend.asarray([0, 3], "int64")
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        np.ravel_multi_index((k, k), (3, 5))
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        np.ravel_multi_index((k - 1, k), (5, 5))
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.put(backend.asarray(numpy.zeros(3)), k, backend.asarray([1.0]))
+    with pytest.raises(ValueError, match="mode must be 'raise', 'wrap' or 'clip'"):
+        np.choose(k, backend.asarray(numpy.ones((4, 2))), mode="nearest")
+
+
+@settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, max_side=3),
+    n=st.integers(1, 4),
+    mode=st.sampled_from(["wrap", "clip"]),
+    as_array=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_choose_and_take_with_a_mode_match_numpy_on_every_backend(backend, shapes, n, mode, as_array, seed):
+    """``choose`` (choices as one array or a list, indices out of range on both sides) and ``take`` (along
+    each axis), values against NumPy and derivatives in both modes, on every backend."""
+    (index_shape, choice_shape), _ = shapes
+    rng = numpy.random.default_rng(seed)
+    index = rng.integers(-2 * n, 2 * n + 1, size=index_shape)
+    data = rng.uniform(-1, 1, (n,) + choice_shape)
+    chosen = lambda c: np.choose(index.tolist(), c if as_array else [c[k, ...] for k in range(n)], mode=mode)  # noqa: E731
+    c = backend.asarray(data)
+    result = chosen(c)
+    backend.check_device(result)
+    numpy.testing.assert_array_equal(backend.to_numpy(result), numpy.choose(index, data, mode=mode))
+    check_grads(chosen, modes=("fwd", "rev"), order=1)(c)
+    if backend.name == "dask" and index.size == 1:
+        return  # DASK_INDEX_ZERO: Dask's gather by a one-element index array fails upstream
+    axis = int(rng.integers(0, data.ndim))
+    taken = lambda c: np.take(c, index.tolist(), axis=axis, mode=mode)  # noqa: E731
+    numpy.testing.assert_array_equal(backend.to_numpy(taken(c)), numpy.take(data, index, axis=axis, mode=mode))
+    check_grads(taken, modes=("fwd", "rev"), order=1)(c)
+
+
 def test_declared_missing_derivatives_raise_naming_the_function():
     assert np.histogram in derivatives_not_implemented
     with pytest.raises(NotImplementedError, match="histogram: adcore has no derivative"):
@@ -438,3 +503,29 @@ def test_reductions_over_axis_0_or_minus_1_of_a_0d_array(backend):
     except (ValueError, IndexError) as error:
         pytest.skip(f"the library refuses it: {error}")
     check_grads(f, modes=("fwd", "rev"), order=2)(x)
+
+
+PAD_OPTIONS = {
+    "constant": st.fixed_dictionaries({"constant_values": st.floats(-2, 2)}),
+    "edge": st.just({}),
+    "reflect": st.fixed_dictionaries({"reflect_type": st.sampled_from(["even", "odd"])}),
+    "symmetric": st.fixed_dictionaries({"reflect_type": st.sampled_from(["even", "odd"])}),
+    "wrap": st.just({}),
+    "linear_ramp": st.fixed_dictionaries({"end_values": st.floats(-2, 2)}),
+    **{
+        m: st.fixed_dictionaries({}, optional={"stat_length": st.integers(1, 4)})
+        for m in ("maximum", "minimum", "mean", "median")
+    },
+}
+
+
+@settings(max_examples=12, derandomize=True, deadline=None)
+@given(shape=st.lists(st.integers(2, 3), min_size=1, max_size=2), mode=st.sampled_from(sorted(PAD_OPTIONS)), data=st.data())
+def test_pad_matches_numpy_in_every_mode(shape, mode, data):
+    """Per-axis widths up to three times the axis (NumPy's repeated reflections), every mode and option:
+    values against NumPy's ``pad``, derivatives against finite differences."""
+    widths = [(data.draw(st.integers(0, 3 * n)), data.draw(st.integers(0, 3 * n))) for n in shape]
+    options = data.draw(PAD_OPTIONS[mode])
+    x = numpy.random.default_rng(len(widths)).uniform(-1, 1, shape)
+    numpy.testing.assert_allclose(np.pad(x, widths, mode=mode, **options), numpy.pad(x, widths, mode=mode, **options), rtol=1e-13)
+    check_grads(lambda x: np.pad(x, widths, mode=mode, **options), modes=("fwd", "rev"), order=1)(x)

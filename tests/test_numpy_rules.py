@@ -142,6 +142,21 @@ SPECS = [
         for mode in ("constant", "edge", "reflect", "symmetric", "wrap")
     ],
     *cases("pad_constant_value", lambda x: np.pad(x, 1, constant_values=2.5), ((2, 2),)),
+    *[  # pads wider than the axis (NumPy's repeated reflections), per-axis widths, both reflect types
+        Spec(f"pad_wide_{mode}_{kind}", lambda x, m=mode, k=kind: np.pad(x, ((3, 5), (4, 0)), mode=m, reflect_type=k), ((2, 3),))
+        for mode in ("reflect", "symmetric")
+        for kind in ("even", "odd")
+    ],
+    *cases("pad_wide_wrap", lambda x: np.pad(x, ((3, 5), (0, 7)), mode="wrap"), ((2, 3),)),
+    *[
+        Spec(f"pad_{m}_stat_length", lambda x, m=m: np.pad(x, ((1, 2), (2, 1)), mode=m, stat_length=((1, 2), (3, 2))), ((3, 4),))
+        for m in ("maximum", "minimum", "mean", "median")
+    ],
+    *cases("pad_median_full", lambda x: np.pad(x, 2, mode="median"), ((3, 3),)),
+    *cases(
+        "pad_linear_ramp", lambda x: np.pad(x, ((1, 2), (3, 0)), mode="linear_ramp", end_values=((1, -2), (0.5, 3))), ((2, 3),)
+    ),
+    *cases("pad_empty_inner", lambda x: np.pad(x, ((1, 2), (2, 1)), mode="empty")[1:-2, 2:-1], ((2, 3),)),
     *cases("diag", lambda x: np.diag(np.diag(x, 1), -1), ((3, 4),)),
     *cases("kron", np.kron, ((2, 3), (3, 2))),
     *cases("kron_mixed_ndim", np.kron, ((2,), (3, 2))),

@@ -354,8 +354,13 @@ def _r_piece(item, ndmin, trans1d, like):
 
 def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]`` for each position (broadcast together): NumPy's ``choose``; ``mode``
-    ``"raise"`` (an index out of range raises ``ValueError``), ``"wrap"`` or ``"clip"``."""
+    ``"raise"`` (an index out of range raises ``ValueError``), ``"wrap"`` or ``"clip"``. ``choices``
+    is a sequence of arrays, or an array whose rows (along axis 0) are the choices, on any backend."""
     _no_out(out, "choose")
+    if hasattr(choices, "shape"):  # an array of choices: its rows (a strict Array has no len() and no iteration)
+        if not anp.ndim(choices):
+            raise ValueError("choose: choices must be a sequence of arrays or an array of at least one dimension")
+        choices = [choices[k, ...] for k in range(anp.shape(choices)[0])]
     n = len(choices)
     a = getval(a)
     like = next((c for c in choices if isbox(c) or hasattr(c, "shape")), None)

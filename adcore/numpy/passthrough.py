@@ -16,8 +16,10 @@ them at the same path:
   arguments: through the standard's functions where it has them (the bitwise
   functions, ``digitize`` through ``searchsorted``, ``heaviside``, ``tri``,
   ``indices``, ``empty``, ``identity``), otherwise through the library's own
-  NumPy-named function (``Backend.numpy_function``: NumPy, CuPy, JAX, Dask);
-  a backend without one raises ``NotImplementedError`` naming the backend and
+  NumPy-named function (``Backend.numpy_function``: NumPy, CuPy, JAX, Dask),
+  or a form written with the standard's functions (``ravel_multi_index``,
+  ``unravel_index``, ``put``: ``Backend.standard_<name>``); a backend without
+  one raises ``NotImplementedError`` naming the backend and
   the function. Called with no array (Python numbers or lists), NumPy computes
   and array results are put on the default backend.
 - Functions that make arrays from files, buffers or a window formula

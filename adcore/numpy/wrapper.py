@@ -825,46 +825,112 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return results[0] if len(results) == 1 else _array_list(results)
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """``array`` padded along each axis; modes ``constant edge reflect symmetric wrap`` (NumPy's),
-    with pad widths that fit in one reflection or wrap of the axis."""
+#: NumPy's pad modes that are a linear map along each axis (the padded axis is ``P @ x`` for a fixed ``P``)
+_LINEAR_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+_STAT_PAD_MODES = ("maximum", "minimum", "mean", "median")
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """``array`` padded along each axis, axis after axis as NumPy does, in every mode of NumPy's ``pad``.
+
+    ``pad_width``, ``stat_length``, ``constant_values`` and ``end_values`` take NumPy's forms
+    (a number, a pair, or one pair per axis). ``edge``, ``reflect``, ``symmetric`` and ``wrap``
+    (with ``reflect_type`` ``"even"`` or ``"odd"``, and pads of any width, NumPy's repeated
+    reflections included) are linear along each axis: the padded axis is ``P @ x``, ``P`` being
+    NumPy's own pad of the identity, so values and derivatives are NumPy's exactly.
+    ``maximum``, ``minimum``, ``mean`` and ``median`` fill with the statistic of the first and
+    last ``stat_length`` entries (derivative: that statistic's); ``linear_ramp`` runs from
+    ``end_values`` to the edge; ``constant`` fills with ``constant_values``; ``empty`` (whose
+    values NumPy leaves undefined) with zeros.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode, a keyword the mode does not take, or a statistic over an empty axis.
+    NotImplementedError
+        For a callable mode: NumPy's calls it to write into the padded array in place, and a
+        traced array cannot be written to.
+    """
+    if callable(mode):
+        raise NotImplementedError(
+            "pad: a callable mode writes into the padded array in place, which a traced array cannot take; "
+            "pad with a mode (or concatenate) instead"
+        )
+    allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"}, "empty": set()}
+    allowed.update(dict.fromkeys(("reflect", "symmetric"), {"reflect_type"}), edge=set(), wrap=set())
+    allowed.update(dict.fromkeys(_STAT_PAD_MODES, {"stat_length"}))
+    if mode not in allowed:
+        raise ValueError(f"pad: mode {mode!r} is not supported; use one of {', '.join(allowed)}")
+    unexpected = set(kwargs) - allowed[mode]
+    if unexpected:
+        raise ValueError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unexpected)}")
     nd = ndim(array)
     widths = _pad_widths(pad_width, nd)
     for ax, (before, after) in enumerate(widths):
+        if mode in _LINEAR_PAD_MODES:
+            array = _pad_linear(array, ax, before, after, mode, kwargs.get("reflect_type", "even"))
+            continue
         size_ = shape(array)[ax]
-        pieces = [_pad_piece(array, ax, before, True, mode, constant_values, size_), array]
-        pieces.append(_pad_piece(array, ax, after, False, mode, constant_values, size_))
+        pieces = [_pad_piece(array, ax, before, True, mode, kwargs, size_), array]
+        pieces.append(_pad_piece(array, ax, after, False, mode, kwargs, size_))
         array = concatenate([p for p in pieces if p is not None], axis=ax)
     return array
 
 
-def _pad_widths(pad_width, nd):
+def _pad_widths(pad_width, nd, name="pad_width"):
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (nd, 2))
+    if (widths < 0).any():
+        raise ValueError(f"pad: {name} must hold non-negative numbers")
     return [tuple(int(w) for w in row) for row in widths]
 
 
-def _pad_piece(array, ax, width, before, mode, constant_values, size_):
+def _pad_linear(array, ax, before, after, mode, reflect_type):
+    """``array`` padded along ``ax`` by ``P @ x``, ``P`` NumPy's pad of the identity (see ``pad``)."""
+    if before == after == 0:
+        return array
+    size_ = shape(array)[ax]
+    if size_ == 0:
+        raise ValueError(f"pad: can't extend empty axis {ax} using mode {mode!r}")
+    options = {"reflect_type": reflect_type} if mode in ("reflect", "symmetric") else {}
+    matrix = _np.pad(_np.eye(size_), ((before, after), (0, 0)), mode=mode, **options)
+    raw = getval(array)
+    backend = backend_of(raw, op="pad")
+    matrix = backend.from_numpy(matrix, dtype=raw.dtype, device=backend.device(raw))
+    return moveaxis(tensordot(matrix, array, axes=([1], [ax])), 0, ax)
+
+
+def _pad_piece(array, ax, width, before, mode, kwargs, size_):
     if width == 0:
         return None
     nd = ndim(array)
-    if mode == "constant":
-        value = _np.broadcast_to(_np.asarray(constant_values, dtype=float), (nd, 2))[ax][0 if before else 1]
-        seed = full_like(array[_along(ax, slice(0, 1), nd)], float(value))
-        return broadcast_to(seed, _with_axis(shape(array), ax, width))
-    if mode == "edge":
-        edge = array[_along(ax, slice(0, 1) if before else slice(-1, None), nd)]
-        return broadcast_to(edge, _with_axis(shape(array), ax, width))
-    limit = {"reflect": size_ - 1, "symmetric": size_, "wrap": size_}.get(mode)
-    if limit is None:
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported; use constant, edge, reflect, symmetric or wrap")
-    if width > limit:
-        raise NotImplementedError(f"pad: a {mode} pad of {width} is wider than axis {ax} allows ({limit})")
-    if mode == "wrap":
-        return array[_along(ax, slice(size_ - width, None) if before else slice(0, width), nd)]
-    skip = 1 if mode == "reflect" else 0
-    if before:
-        return flip(array[_along(ax, slice(skip, skip + width), nd)], ax)
-    return flip(array[_along(ax, slice(size_ - skip - width, size_ - skip), nd)], ax)
+    piece_shape = _with_axis(shape(array), ax, width)
+    side = 0 if before else 1
+    if mode in ("constant", "empty"):
+        value = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0), dtype=float), (nd, 2))[ax][side]
+        return broadcast_to(full_like(array[_along(ax, slice(0, 1), nd)], float(value)), piece_shape)
+    edge = array[_along(ax, slice(0, 1) if before else slice(-1, None), nd)]
+    if mode == "linear_ramp":
+        end = float(_np.broadcast_to(_np.asarray(kwargs.get("end_values", 0), dtype=float), (nd, 2))[ax][side])
+        steps = _np.arange(width, dtype=float) / width  # NumPy's linspace(end, edge, width, endpoint=False)
+        steps = steps if before else _np.ascontiguousarray(steps[::-1])
+        raw = getval(array)
+        backend = backend_of(raw, op="pad")
+        steps = backend.from_numpy(steps.reshape(_with_axis((1,) * nd, ax, width)), dtype=raw.dtype, device=backend.device(raw))
+        return add(multiply(subtract(edge, end), steps), end)
+    if size_ == 0:
+        raise ValueError(f"pad: can't compute the {mode} of an empty axis {ax}")
+    stat_length = kwargs.get("stat_length")
+    length = size_ if stat_length is None else builtins.min(_pad_widths(stat_length, nd, "stat_length")[ax][side], size_)
+    if length == 0:
+        raise ValueError(f"pad: stat_length of 0 along axis {ax} leaves no entries for the {mode}")
+    window = array[_along(ax, slice(0, length) if before else slice(size_ - length, None), nd)]
+    if mode == "median":
+        from .selection import median  # selection imports this module
+
+        stat = median(window, axis=ax, keepdims=True)
+    else:
+        stat = {"maximum": max, "minimum": min, "mean": mean}[mode](window, axis=ax, keepdims=True)
+    return broadcast_to(stat, piece_shape)
 
 
 def diag(v, k=0):

@@ -37,11 +37,12 @@ os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 @dataclass(frozen=True)
 class BackendCase:
     """A backend and the device test inputs are put on; the default run keeps every ``sample``-th of its
-    cases of each test function (the full run all of them)."""
+    cases of each test function, the full run every ``full_sample``-th."""
 
     name: str
     device_name: str | None = None
     sample: int = 1
+    full_sample: int = 1
 
     @property
     def id(self):
@@ -76,11 +77,14 @@ class BackendCase:
 TEST_BACKENDS = [
     BackendCase("numpy"),
     BackendCase("array_api_strict"),
-    BackendCase("array_api_strict", "device1", sample=2),  # the same library as array_api_strict, on another device
+    # The same library as array_api_strict, on another device: what it adds (a value made on, or moved to, the
+    # default device) shows in half of the cases, in the full run too (CI's platform legs need the time).
+    BackendCase("array_api_strict", "device1", sample=2, full_sample=2),
     BackendCase("cupy"),
     BackendCase("torch"),
     BackendCase("jax"),
-    BackendCase("dask", sample=4),  # each Dask operation builds a graph and each check computes it: milliseconds apiece
+    # Each Dask operation builds a graph and each check computes it: milliseconds apiece (the slowest backend).
+    BackendCase("dask", sample=4, full_sample=2),
 ]
 
 
@@ -218,14 +222,15 @@ def in_default_run(item, case):
     return shape == r % shapes and dtype == (0 if case.name == "numpy" else r % dtypes)
 
 
-def _in_backend_sample(item, case, seen):
-    """Whether ``item`` is one of the every ``case.sample``-th cases of its test function on ``case``'s
-    backend (counted in ``seen``, in collection order, which every xdist worker shares)."""
-    if case is None or case.sample == 1:
+def _in_backend_sample(item, case, seen, full):
+    """Whether ``item`` is one of the every ``case.sample``-th (``full_sample``-th in the full run) cases of its
+    test function on ``case``'s backend (counted in ``seen``, in collection order, which every xdist worker shares)."""
+    sample = None if case is None else case.full_sample if full else case.sample
+    if sample is None or sample == 1:
         return True
     key = (item.path, item.originalname, case.id)
     seen[key] += 1
-    return (seen[key] - 1) % case.sample == 0
+    return (seen[key] - 1) % sample == 0
 
 
 @cache
@@ -241,8 +246,9 @@ def _backend_case(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Deselect the tests of backends that cannot run here, and outside ``--full`` those the default run leaves
-    out (``in_default_run``) unless named by their id; mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
+    """Deselect the tests of backends that cannot run here or that ``--backends`` leaves out, outside ``--full``
+    those the default run leaves out (``in_default_run``), and the cases beyond a backend's sample
+    (``_in_backend_sample``), unless named by their id; mark the cases of ``KNOWN_FAILURES`` as strict xfails."""
     full = config.getoption("--full")
     named = {arg for arg in config.args if "[" in arg}  # cases asked for by their id run in any case
     chosen = _chosen_backends(config)
@@ -250,7 +256,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         case = _backend_case(item)
         if (case is not None and (case.name in unavailable() or case.id not in chosen)) or not (
-            full or item.nodeid in named or (in_default_run(item, case) and _in_backend_sample(item, case, seen))
+            item.nodeid in named or ((full or in_default_run(item, case)) and _in_backend_sample(item, case, seen, full))
         ):
             deselected.append(item)
             continue
@@ -290,9 +296,11 @@ _STARTED = {}
 
 
 def runs_text(runs):
-    """README's lines for the recorded runs (``RUNS``): ``{"default": record, "full": record}``."""
+    """README's lines for the recorded runs (``RUNS``): ``{"default": record, "full": record}``, then CI's
+    platform legs (``{"leg <platform>": record}``, runs with ``--backends`` on another Python or dependency
+    versions) and the sum of the recorded runs' times (CI's test time, without installation)."""
     lines = []
-    for kind in ("default", "full"):
+    for kind in ("default", "full", *sorted(k for k in runs if k.startswith("leg "))):
         if kind not in runs:
             lines.append(f"- {kind} run: not measured yet")
             continue
@@ -304,7 +312,26 @@ def runs_text(runs):
             f"{run['xfailed']:,} xfailed, {run['failed'] + run['error']:,} failed, on {', '.join(run['backends'])} "
             f"({run['date']}, commit {run['commit']})"
         )
+    if any(k.startswith("leg ") for k in runs):
+        total = sum(run["seconds"] for run in runs.values())
+        lines.append(f"- all of them, CI's test time without installation: {total / 60:.1f} min")
     return "\n".join(lines)
+
+
+def _platform():
+    """``CPython 3.12.1, numpy 2.5.5, scipy 1.18.1, array-api-compat 1.16.0``: what a platform leg runs on."""
+    import platform
+
+    import array_api_compat
+
+    versions = [f"CPython {platform.python_version()}", f"numpy {np.__version__}"]
+    try:
+        import scipy
+
+        versions.append(f"scipy {scipy.__version__}")
+    except ImportError:
+        pass
+    return ", ".join([*versions, f"array-api-compat {array_api_compat.__version__}"])
 
 
 def pytest_sessionstart(session):
@@ -341,7 +368,10 @@ def pytest_sessionfinish(session, exitstatus):
     else:
         cpu_seconds = _cpu_seconds("self", "children")
     runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
-    runs["full" if config.getoption("--full") else "default"] = {
+    kind = "full" if config.getoption("--full") else "default"
+    if config.getoption("--backends") is not None:
+        kind = f"leg {_platform()}"
+    runs[kind] = {
         "command": " ".join(["python -m pytest", *(arg for arg in config.invocation_params.args if arg != "--record-run")]),
         "date": _STARTED["date"],
         "commit": commit.strip() or None,

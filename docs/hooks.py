@@ -8,6 +8,7 @@ A page asks for one with a line ``<!-- generated: NAME -->``, which ``on_page_ma
 - ``benchmark results``: README.md's table of the last benchmark run (between its ``benchmark-results`` markers).
 
 An unknown name, or a module of ``adcore.coverage.MODULES`` that does not import, stops the build.
+``on_page_content`` drops the Sphinx roles some docstrings use (``:class:`Box```), which mkdocstrings shows as text.
 """
 
 import ast
@@ -16,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = re.compile(r"^<!-- generated: ([a-z ]+) -->$", re.MULTILINE)
+SPHINX_ROLE = re.compile(r":(?:func|class|meth|mod|attr):(?=<code>)")
 
 
 def fail(message):
@@ -107,3 +109,7 @@ def on_page_markdown(markdown, page, config, files):
         return GENERATED[name]()
 
     return PLACEHOLDER.sub(replace, markdown)
+
+
+def on_page_content(html, page, config, files):
+    return SPHINX_ROLE.sub("", html)

@@ -120,8 +120,6 @@ KNOWN_FAILURES = {
         "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
     },
     "dask": {
-        "test_linalg.py::test_*[eig_": "`linalg.eig`: its dtype (real or complex) depends on the values, unknown to a lazy array",
-        "test_linalg.py::test_eig_matches_numpy_and_is_always_complex": "`linalg.eig`: its dtype depends on the values",
         "test_scipy_linalg.py::test_*[lu_": LU,
         "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT,
         "test_numpy_rules.py::test_*[where_one_argument": "`where(condition)`: a data-dependent shape, unknown to a lazy array",

@@ -53,9 +53,13 @@ class Backend:
     takes_numpy_arrays : bool
         Whether NumPy arrays beside this library's arrays in one call are its constants
         (Dask wraps them lazily, on the host): such a call runs on this backend.
+    lazy : bool
+        Whether arrays of this library hold no values until computed (Dask): a result whose dtype
+        NumPy picks by the values (``eig``'s) takes a dtype fixed in advance instead.
     """
 
     multi_device = True
+    lazy = False
     mutable_arrays = True
     takes_numpy_arrays = False
     #: The library's own module of NumPy-named functions with NumPy's meaning (``numpy``, ``cupy``,

@@ -19,8 +19,8 @@ derivative with respect to one is a Dask array of its shape.
   ``slogdet``, ``eigh``, ``eigvalsh``, ``pinv``): the factorisations run lazily
   matrix by matrix with ``apply_gufunc``, each block's own library (NumPy)
   factorising its stack of matrices, the two matrix axes in one chunk (a matrix
-  must fit one worker). ``eig`` is refused: its dtype (real or complex) depends
-  on the values, which a lazy array cannot know.
+  must fit one worker). ``eig`` is always complex (``lazy``): NumPy's dtype
+  (real or complex) depends on the values, which a lazy array cannot know.
 """
 
 import math
@@ -33,6 +33,7 @@ from .base import Backend
 
 
 class DaskBackend(Backend):
+    lazy = True
     takes_numpy_arrays = True  # as Dask does (``dask_array @ numpy_array``): a constant wrapped lazily, on the host
     numpy_namespace = dask.array
 
@@ -203,9 +204,10 @@ class _PerMatrixLinalg:
         return _per_matrix(numpy.linalg.eigvalsh, "(m,m)->(m)", (x,), (_real(x.dtype),))
 
     def eig(self, x):
-        raise NotImplementedError(
-            "linalg.eig: the dask backend cannot run it lazily (its dtype, real or complex, depends on the values)"
-        )
+        """Always complex (NumPy's dtype depends on the values, unknown to a lazy array)."""
+        complex_dtype = numpy.result_type(x.dtype, numpy.complex64)
+        eig = lambda a: tuple(part.astype(complex_dtype) for part in numpy.linalg.eig(a))  # noqa: E731
+        return _per_matrix(eig, "(m,m)->(m),(m,m)", (x,), (complex_dtype, complex_dtype))
 
     def svd(self, x, full_matrices=True):
         m, n = x.shape[-2:]

@@ -373,18 +373,6 @@ def test_lstsq_rank_deficient_matches_numpy(backend):
     assert rank == 2 and backend.to_numpy(residuals).shape == (0,) == expected[1].shape
 
 
-@pytest.mark.skipif(not STRICT_HAS_EIG, reason="array-api-strict before 2025.12 has no linalg.eig")
-def test_eig_matches_numpy_and_is_always_complex(backend):
-    a = _rng_matrix((3, 3))
-    w, v = np.linalg.eig(backend.asarray(a))
-    w_np, v_np = numpy.linalg.eig(a)
-    assert str(w.dtype).endswith("complex128") and str(v.dtype).endswith("complex128")
-    numpy.testing.assert_allclose(backend.to_numpy(w), w_np, rtol=1e-10)
-    numpy.testing.assert_allclose(numpy.abs(backend.to_numpy(v)), numpy.abs(v_np), rtol=1e-10)
-    w32, _ = np.linalg.eig(backend.asarray(numpy.diag([1.0, 2.0]), "float32"))
-    assert str(w32.dtype).endswith("complex64")
-
-
 #: name -> (adcore's function, NumPy's, a scalar function of the result read by field name, the same by position);
 #: the scalar functions do not depend on the sign (phase) of eigenvectors and singular vectors
 NAMED_RESULTS = {

@@ -8,7 +8,7 @@ that ``MODULES`` names, ahead of an installed autograd::
     import adcore.compat.autograd
     adcore.compat.autograd.install()
 
-    import autograd.numpy as np          # adcore.numpy
+    import autograd.numpy as np          # adcore.numpy (adcore.compat.autograd_numpy)
     from autograd import grad            # adcore.grad
 
 From the command line, a script runs under the alias as ``python -m cProfile``
@@ -41,7 +41,7 @@ MODULES = {
     "autograd.misc.flatten": "adcore.misc.flatten",
     "autograd.misc.optimizers": "adcore.misc.optimizers",
     "autograd.misc.tracers": "adcore.misc.tracers",
-    "autograd.numpy": "adcore.numpy",
+    "autograd.numpy": "adcore.compat.autograd_numpy",
     "autograd.numpy.fft": "adcore.numpy.fft",
     "autograd.numpy.linalg": "adcore.numpy.linalg",
     "autograd.numpy.numpy_boxes": "adcore.numpy.boxes",
@@ -77,7 +77,7 @@ SHADOWING = ("autograd.core", "autograd.misc.flatten")
 
 
 class _AliasLoader(importlib.abc.Loader):
-    """Gives the adcore module itself (not a copy), so ``autograd.numpy is adcore.numpy``."""
+    """Gives the adcore module itself (not a copy), so ``autograd.numpy.linalg is adcore.numpy.linalg``."""
 
     def __init__(self, target):
         self.target = target

@@ -29,7 +29,8 @@ Conventions
   when differentiated), except ``inv``, ``solve``, ``det``, ``matrix_power``
   and ``eig``, whose rules are holomorphic (autograd's complex convention), the
   Hermitian factorizations ``cholesky``, ``eigh``, ``eigvalsh`` and ``svd``, and
-  the norms, which take complex arrays. ``eig`` always returns complex arrays.
+  the norms, which take complex arrays. ``eig`` and ``eigvals`` return real arrays for real input
+  when every eigenvalue is real, as NumPy's, except on Dask (always complex: the values are unknown).
 - Eigenvalues (``eigh``, ``eig``) and singular values (``svd``) must be
   distinct for the eigenvector and singular-vector derivatives to exist; at
   repeated values they are infinite or NaN, as in every AD system.
@@ -886,27 +887,47 @@ defjvp(qr, jvp_qr)
 
 @primitive
 def eig(a):
-    """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` and right eigenvectors ``v``
-    (unit-norm columns) of each square matrix of ``a``, complex arrays.
+    """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (``(..., n)``) and right
+    eigenvectors ``v`` (``(..., n, n)``, unit-norm columns) of each square matrix of ``a``.
 
-    Unlike NumPy, the result is always complex (``complex64`` for ``float32``/``complex64``
-    input, else ``complex128``), also when every eigenvalue is real, so its dtype does not
-    depend on the values. Not in the Array API standard: runs where the backend has
-    ``linalg.eig`` (NumPy; array-api-strict with API version 2025.12), else ``NotImplementedError``.
+    Dtypes, as NumPy's: for real ``a``, real arrays (``float32`` for ``float32`` input, else
+    ``float64``) when every eigenvalue of every matrix is real, complex ones (``complex64``,
+    ``complex128``) otherwise; for complex ``a``, complex arrays. The choice reads the values,
+    so it is made where the backend knows them: NumPy, CuPy, torch, JAX and array-api-strict
+    (whose ``linalg.eig`` returns complex arrays: adcore takes their real parts, exactly real
+    there). On Dask (``Backend.lazy``: the values are unknown until computed) the result is
+    always complex, for real input too. The derivatives have the dtypes of the values.
+    Not in the Array API standard: runs where the backend has ``linalg.eig`` (NumPy, CuPy,
+    torch, JAX, Dask; array-api-strict with API version 2025.12), else ``NotImplementedError``.
 
     Derivative (Giles 2008, 3.1; autograd's ``grad_eig``, after Boeddeker et al. 2017,
     eq. 4.77), for distinct eigenvalues, with ``C = inv(v) da v`` and
     ``F[i, j] = 1 / (w[j] - w[i])``: ``dw = diag(C)``, ``dv = v (F * C)`` minus its component
     along each ``v[:, j]`` that would change the unit norm. Eigenvectors are defined up to a
-    complex phase: differentiate functions that do not depend on it (``abs(v)``,
-    ``v @ diag(w) @ inv(v)``). For real input the derivatives are real (autograd's
-    convention for complex outputs).
+    complex phase (a sign, for real results): differentiate functions that do not depend on it
+    (``abs(v)``, ``v @ diag(w) @ inv(v)``). For real input and complex results the derivatives
+    are real (autograd's convention for complex outputs).
     """
     w, v = _linalg_fun("eig", a)(a)
     backend = backend_of(a, op="eig")
     single = str(a.dtype).split(".")[-1] in ("float32", "complex64")
     complex_dtype = backend.dtype("complex64" if single else "complex128")
+    if not backend.isdtype(a.dtype, "complex floating") and not backend.lazy and _all_real(w, backend):
+        real_dtype = backend.dtype("float32" if single else "float64")
+        return EigResult(backend.astype(_real_part(w, backend), real_dtype), backend.astype(_real_part(v, backend), real_dtype))
     return EigResult(backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))
+
+
+def _all_real(w, backend):
+    """Whether every entry of the raw ``w`` is real (a real dtype, or an imaginary part exactly 0: NumPy's
+    test for ``eig``'s dtype, which LAPACK's real ``geev`` meets exactly), read on the host."""
+    if not backend.isdtype(w.dtype, "complex floating"):
+        return True
+    return bool(backend.to_numpy(backend.all(backend.imag(w) == 0)))
+
+
+def _real_part(x, backend):
+    return backend.real(x) if backend.isdtype(x.dtype, "complex floating") else x
 
 
 def grad_eig(ans, a):
@@ -1086,14 +1107,10 @@ test = _np.linalg.test
 
 
 def eigvals(a):
-    """The eigenvalues of each square matrix of ``a`` (those of :func:`eig`), real when ``a`` is real and
-    every eigenvalue is real, as NumPy's (read on the values; complex otherwise)."""
-    w = eig(a)[0]
-    if anp.iscomplexobj(a):
-        return w
-    raw = getval(w)
-    backend = backend_of(raw, op="eigvals")
-    return anp.real(w) if bool(backend.to_numpy(backend.all(backend.imag(raw) == 0))) else w
+    """The eigenvalues of each square matrix of ``a``: ``eig(a).eigenvalues``, with its dtypes (real when
+    ``a`` is real and every eigenvalue is real, as NumPy's, on every backend but Dask, where they are
+    complex; see :func:`eig`) and its derivatives."""
+    return eig(a)[0]
 
 
 def svdvals(x, /):

@@ -590,7 +590,8 @@ def poly(seq_of_zeros):
 
 def roots(p):
     """The roots of the polynomial with coefficients ``p``: the eigenvalues of its companion matrix (leading
-    and trailing zero coefficients handled as in NumPy); real when all of them are real."""
+    and trailing zero coefficients handled as in NumPy); real when all of them are real, as NumPy's, on
+    every backend but Dask, where they are complex (``linalg.eigvals``' dtype there)."""
     p = _coefficients(p)
     if anp.ndim(p) != 1:
         raise ValueError("roots: input must be a rank-1 array.")

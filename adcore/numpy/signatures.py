@@ -298,6 +298,7 @@ def _index_mode(indices, n, mode):
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along ``axis`` (flattened first when ``axis`` is None), cast to ``dtype`` if given."""
     _no_out(out, "concatenate")
+    arrays = anp._sequence(arrays, "concatenate")
     if axis is None:
         arrays, axis = [anp.ravel(x) for x in arrays], 0
     result = anp.concatenate(arrays, axis=axis)

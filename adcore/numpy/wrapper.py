@@ -587,12 +587,48 @@ def concatenate_args(axis, *arrays):
     return backend_of(*arrays, op="concatenate").concat(arrays, axis=axis)
 
 
+def _not_an_iterator(value, name):
+    """``value``, unless it is an iterator (a generator, a ``map``): NumPy makes a 0-d object array of one
+    where it expects an array, and adcore has no object arrays.
+
+    Raises
+    ------
+    TypeError
+        Naming ``name`` and the iterator's type.
+    """
+    if hasattr(value, "__next__") and not hasattr(value, "__getitem__"):
+        raise TypeError(
+            f"{name}: a {type(value).__name__} is not an array (NumPy makes a 0-d object array of it, which adcore has "
+            "none of); pass a list or a tuple"
+        )
+    return value
+
+
+def _sequence(arrays, name):
+    """The argument ``arrays`` of a joining function ``name`` (``stack``, ``concatenate``, ``hstack``, ...)
+    as a list, read exactly once, as NumPy takes it: a sequence (a list, a tuple, a ``range``, an array,
+    a traced list), whose items are the arrays to join.
+
+    Raises
+    ------
+    TypeError
+        ``arrays`` is not a sequence (a generator, a ``map``, an iterator), as NumPy refuses it (NumPy's
+        text, prefixed by ``name``); code written for autograd, which takes any iterable there, gets
+        autograd's behaviour from the alias (``adcore.compat.autograd_numpy``).
+    """
+    if not hasattr(arrays, "__getitem__"):
+        if name == "concatenate":
+            raise TypeError(f"concatenate: The first input argument needs to be a sequence, not {type(arrays).__name__}")
+        raise TypeError(f'{name}: arrays to stack must be passed as a "sequence" type such as list or tuple, not {type(arrays).__name__}')
+    return list(arrays)
+
+
 def concatenate(arrays, axis=0):
-    return concatenate_args(axis, *arrays)
+    return concatenate_args(axis, *_sequence(arrays, "concatenate"))
 
 
 def stack(arrays, axis=0):
-    arrays = _as_arrays_like(arrays)
+    arrays = _as_arrays_like(_sequence(arrays, "stack"))
     axis = _normalize_axis(axis, ndim(arrays[0]) + 1)
     return concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
 
@@ -669,23 +705,26 @@ def atleast_3d(*arrays):
 
 
 def hstack(arrays):
-    arrays = [atleast_1d(a) for a in arrays]
+    arrays = [atleast_1d(a) for a in _sequence(arrays, "hstack")]
     return concatenate(arrays, axis=0 if ndim(arrays[0]) == 1 else 1)
 
 
 def vstack(arrays):
-    return concatenate([atleast_2d(a) for a in arrays], axis=0)
+    return concatenate([atleast_2d(a) for a in _sequence(arrays, "vstack")], axis=0)
 
 
 def dstack(arrays):
-    return concatenate([atleast_3d(a) for a in arrays], axis=2)
+    return concatenate([atleast_3d(a) for a in _sequence(arrays, "dstack")], axis=2)
 
 
 def column_stack(arrays):
-    return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in arrays], axis=1)
+    return concatenate([reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in _sequence(arrays, "column_stack")], axis=1)
 
 
 def append(arr, values, axis=None):
+    """``arr`` and ``values`` joined along ``axis`` (both flattened when None); either may be a list that
+    holds traced values."""
+    arr, values = (array(v) if isinstance(v, (list, tuple)) and _holds_arrays(v) else _not_an_iterator(v, "append") for v in (arr, values))
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
     return concatenate([arr, values], axis=axis)
@@ -1356,6 +1395,7 @@ def array(obj, dtype=None):
     """
     if isbox(obj) and isinstance(getval(obj), (list, tuple)):
         obj = list(obj)
+    _not_an_iterator(obj, "array")
     if isbox(obj):
         return obj if dtype is None else astype(obj, dtype)
     if isinstance(obj, (list, tuple)) and _holds_arrays(obj):
@@ -1375,7 +1415,9 @@ def asarray(obj, dtype=None):
 
 
 def _as_arrays_like(items):
-    """``items`` with the scalars among them made arrays of the backend, device and dtype of the first array."""
+    """``items`` (read once) as a list, the scalars among them made arrays of the backend, device and dtype
+    of the first array."""
+    items = list(items)
     like = next((getval(item) for item in items if isbox(item) or hasattr(item, "shape")), None)
     if like is None:
         return [array(item) for item in items]

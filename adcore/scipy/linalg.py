@@ -816,8 +816,11 @@ defjvp(expm, lambda g, ans, A: _block_frechet(expm, A, g))
 def sqrtm(A, disp=True, blocksize=64):
     """The principal square root ``X`` (``X @ X = A``) of each square matrix of ``A``.
 
+    Dtypes: real input whose square root is real gives the input's real dtype on every backend.
     Real input whose square root is not real (eigenvalues on the negative real axis) gives a
-    complex result, as SciPy. ``blocksize`` is accepted and ignored.
+    complex result, as SciPy, on numpy (SciPy's ``sqrtm``); on the other backends (the
+    Denman-Beavers iteration, in the input's dtype) it raises ``ValueError``: pass a complex
+    matrix there. ``blocksize`` is accepted and ignored.
 
     Raises
     ------
@@ -853,8 +856,11 @@ defjvp(sqrtm, lambda g, ans, A, disp=True, blocksize=64: broadcast(solve_sylvest
 def logm(A, disp=True):
     """The principal matrix logarithm of each square matrix of ``A`` (``expm(logm(A)) = A``).
 
-    Real input whose logarithm is not real gives a complex result, as SciPy; float32 input
-    gives float32 (SciPy returns float64; here it computes in float64 and casts back).
+    Real input whose logarithm is not real gives a complex result, as SciPy, on numpy (SciPy's
+    ``logm``); on the other backends (computed in the input's dtype) it raises ``ValueError``: pass
+    a complex matrix there. Real input with a real logarithm gives the input's real dtype on every
+    backend; float32 input gives float32 (SciPy returns float64; here it computes in float64 and
+    casts back).
 
     Raises
     ------

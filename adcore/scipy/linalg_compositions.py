@@ -271,8 +271,10 @@ def ishermitian(a, atol=None, rtol=None):
 
 
 def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False, check_finite=True, homogeneous_eigvals=False):
-    """The eigenvalues (complex) and, with ``right``, the right eigenvectors (unit columns; real when every
-    eigenvalue is real and ``a`` is real, as SciPy's) of the square ``a``.
+    """The eigenvalues and, with ``right``, the right eigenvectors (unit columns) of the square ``a``, in
+    SciPy's dtypes: the eigenvalues are always complex; the eigenvectors are real when ``a`` is real and
+    every eigenvalue is real (read on the values, by :func:`adcore.numpy.linalg.eig`), complex otherwise,
+    and always complex on Dask (whose values are unknown until computed).
 
     Raises
     ------
@@ -282,18 +284,10 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     if b is not None or left:
         raise NotImplementedError("scipy.linalg.eig: b (the generalized problem) and left=True are not supported")
     w, v = _np_linalg.eig(a)
+    if not anp.iscomplexobj(w):
+        w = anp.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
     w = _homogeneous(w) if homogeneous_eigvals else w
-    if not right:
-        return w
-    if not anp.iscomplexobj(a) and _all_real(w):
-        v = anp.real(v)
-    return w, v
-
-
-def _all_real(w):
-    raw = getval(w)
-    backend = backend_of(raw, op="eig")
-    return bool(host_values(backend.all(backend.imag(raw) == 0)))
+    return (w, v) if right else w
 
 
 def _homogeneous(w):
@@ -301,7 +295,7 @@ def _homogeneous(w):
 
 
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
-    """The eigenvalues of the square ``a``, complex (SciPy's ``eigvals``)."""
+    """The eigenvalues of the square ``a``, always complex (SciPy's ``eigvals``; see :func:`eig`)."""
     return eig(a, b, right=False, homogeneous_eigvals=homogeneous_eigvals)
 
 

@@ -234,6 +234,26 @@ def besseli_scaled(v):
     return lambda x: (bessel_derivative(mp.besseli, v)(x) - mp.sign(x) * mp.besseli(v, x)) * mp.exp(-abs(x))
 
 
+K_LINE = (1e-300, 1e-8, 0.5, 1.0, 10.0, 100.0, 600.0)
+
+
+def erfcx_derivative(x):
+    """2 x erfcx(x) - 2/sqrt(pi), with the digits that exp(x²) and the cancellation of its two terms
+    (about 1/x² of them) take."""
+    with mp.workdps(50 + 4 * int(mp.log10(abs(x) + 1))):
+        return 2 * x * mp.exp(x**2) * mp.erfc(x) - 2 / mp.sqrt(mp.pi)
+
+
+def besselk_derivative(v, scaled):
+    """d/dx K_v(x) (DLMF 10.29.1), times exp(x) and plus that of the scale if ``scaled``."""
+
+    def derivative(x):
+        d = -(mp.besselk(v - 1, x) + mp.besselk(v + 1, x)) / 2
+        return (d + mp.besselk(v, x)) * mp.exp(x) if scaled else d
+
+    return derivative
+
+
 def log_ratio(x, y):
     return mp.log(x / y)
 
@@ -360,6 +380,32 @@ SPECIAL = [
             *IVE_LARGE,
             Loose("SciPy's ive(-1/2, 0) is NaN, where the limit is +inf", rtol=math.inf, where=lambda x: x == 0),
         ),
+    ),
+    *special_lines(
+        "erfcx",
+        special.erfcx,
+        [erfcx_derivative],
+        (0.0, *TINY, *sym(0.5, 3.0, 11.9, 12.1, 26.0), 30.0, 1e3, 1e8, 1e100),
+    ),
+    *special_lines(
+        "i0e", special.i0e, [besseli_scaled(0)], (*TINY, *sym(0.5, 1.0, 10.0, 100.0, 700.0, 1e4, 1e6)), exceptions=IVE_LARGE
+    ),
+    *special_lines(
+        "i1e", special.i1e, [besseli_scaled(1)], (0.0, *TINY, *sym(5e-5, 2e-4, 0.5, 10.0, 700.0, 1e4, 1e6)), exceptions=IVE_LARGE
+    ),
+    *special_lines("kv_1", lambda x: special.kv(1, x), [besselk_derivative(1, scaled=False)], K_LINE),
+    *special_lines("kv_real_order", lambda x: special.kv(0.3, x), [besselk_derivative(0.3, scaled=False)], K_LINE),
+    *special_lines("kve_0", lambda x: special.kve(0, x), [besselk_derivative(0, scaled=True)], K_LINE, exceptions=IVE_LARGE),
+    *special_lines(
+        "kve_real_order", lambda x: special.kve(2.5, x), [besselk_derivative(2.5, scaled=True)], K_LINE, exceptions=IVE_LARGE
+    ),
+    *special_lines("exp1", special.exp1, [lambda x: -mp.exp(-x) / x], (1e-300, 1e-8, 0.5, 1.0, 10.0, 100.0, 700.0)),
+    *special_lines("expi", special.expi, [lambda x: mp.exp(x) / x], (*TINY, *sym(0.5, 0.3725074107813666, 10.0, 100.0, 700.0))),
+    *special_lines(
+        "wrightomega",
+        special.wrightomega,
+        [lambda x: mp.lambertw(mp.exp(x)) / (1 + mp.lambertw(mp.exp(x)))],
+        (0.0, *TINY, *sym(0.5, 2.0, 30.0, 700.0), -740.0, 1e5, 1e300),
     ),
     *special_lines("expit", special.expit, [lambda x: expit(x) * expit(-x)], (*REAL_LINE, *sym(36.0, 745.0))),
     *special_lines("log_expit", special.log_expit, [lambda x: expit(-x)], (*REAL_LINE, *sym(36.0, 745.0))),

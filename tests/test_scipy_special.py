@@ -93,6 +93,13 @@ SPECS = [
     *unary("ndtr", R),
     *unary("log_ndtr", (-6.0, 2.0)),
     *unary("ndtri", UNIT),
+    *unary("erfcx", R),
+    spec("erfcx_tail", special.erfcx, ((3,),), ((11.0, 14.0),)),  # across the switch to the asymptotic series
+    # exponential integrals, Wright's omega
+    *unary("exp1", P),
+    *unary("expi", P),
+    spec("expi_negative", special.expi, ((3,),), ((-2.0, -0.2),)),
+    *unary("wrightomega", R),
     # Bessel functions
     *unary("j0", R),
     *unary("j1", R),
@@ -107,6 +114,12 @@ SPECS = [
     spec("iv_real_order", lambda x: special.iv(1.5, x), ((3,),), (P,)),
     spec("ive_1", lambda x: special.ive(1, x), ((2, 3),), (R,)),
     spec("ive_real_order", lambda x: special.ive(0.5, x), ((3,),), (P,)),
+    *unary("i0e", R),
+    *unary("i1e", R),
+    spec("kv_1", lambda x: special.kv(1, x), ((2, 3),), (P,)),
+    spec("kv_real_order", lambda x: special.kv(0.3, x), ((3,),), (P,)),
+    spec("kve_0", lambda x: special.kve(0, x), ((2, 3),), (P,)),
+    spec("kve_real_order", lambda x: special.kve(2.5, x), ((3,),), (P,)),
     # logistic functions, x log y, entropies (on every backend)
     *unary("expit", R),
     *unary("log_expit", R),
@@ -172,6 +185,14 @@ VALUE_CASES = {
     "i1": (special.i1, scipy.special.i1, [_draw(-5.0, 5.0)]),
     "iv": (special.iv, scipy.special.iv, [_draw(-1.5, 3.0), _draw(0.1, 5.0)]),
     "ive": (special.ive, scipy.special.ive, [_draw(-1.5, 3.0), _draw(0.1, 50.0)]),
+    "erfcx": (special.erfcx, scipy.special.erfcx, [numpy.array([-9.0, -1.5, 0.0, 0.5, 11.0, 13.0, 1e3, 1e30])]),
+    "exp1": (special.exp1, scipy.special.exp1, [_draw(0.01, 30.0)]),
+    "expi": (special.expi, scipy.special.expi, [numpy.array([-30.0, -1.5, -1e-3, 1e-3, 0.5, 30.0])]),
+    "wrightomega": (special.wrightomega, scipy.special.wrightomega, [numpy.array([-800.0, -20.0, -1.0, 0.0, 2.0, 1e3])]),
+    "i0e": (special.i0e, scipy.special.i0e, [numpy.array([-800.0, -3.0, 0.0, 1e-5, 2.0, 1e4])]),
+    "i1e": (special.i1e, scipy.special.i1e, [numpy.array([-800.0, -3.0, 0.0, 1e-5, 2.0, 1e4])]),
+    "kv": (special.kv, scipy.special.kv, [_draw(-1.5, 3.0), _draw(0.1, 5.0)]),
+    "kve": (special.kve, scipy.special.kve, [_draw(-1.5, 3.0), _draw(0.1, 500.0)]),
     "expit": (special.expit, scipy.special.expit, [numpy.array([-800.0, -30.0, -1.5, 0.0, 2.0, 40.0, 800.0])]),
     "log_expit": (special.log_expit, scipy.special.log_expit, [numpy.array([-800.0, -30.0, -1.5, 0.0, 2.0, 40.0, 800.0])]),
     "logit": (special.logit, scipy.special.logit, [numpy.array([0.0, 1e-300, 0.3, 0.5, 0.9, 1.0 - 1e-12, 1.0])]),
@@ -299,6 +320,8 @@ def test_importing_adcore_does_not_import_scipy():
         (special.gammaincc, 0),
         (special.iv, 0),
         (special.ive, 0),
+        (special.kv, 0),
+        (special.kve, 0),
         (special.jn, 0),
         (special.yn, 0),
         (special.polygamma, 0),
@@ -324,6 +347,21 @@ def test_bessel_derivatives_at_zero():
     for fun in (special.j1, special.i1):
         assert float(grad(fun)(0.0)) == 0.5
         assert float(hessian(fun)(0.0)) == 0.0
+
+
+def test_scaled_bessel_derivatives_at_the_corner_and_zero():
+    """i0e has a corner at 0 (one-sided derivatives -1 and 1): its derivative there is 0, between
+    them; i1e / x tends to 1/2, so i1e'(0) = 1 - 1/2 = 1/2."""
+    assert float(grad(special.i0e)(0.0)) == 0.0
+    assert float(grad(special.i1e)(0.0)) == 0.5
+    for x in (-1e-6, 1e-6):  # the series of i1e(x) / x joins the quotient
+        numpy.testing.assert_allclose(float(grad(special.i1e)(x)), 0.5 - abs(x), rtol=1e-10)
+
+
+def test_erfcx_derivative_keeps_its_digits_in_the_tail():
+    """2x erfcx(x) - 2/sqrt(pi) cancels for large x: the asymptotic series keeps full precision."""
+    for x, expected in ((30.0, -6.2583541050748407e-04), (1e3, -5.6418873726549667e-07), (1e8, -5.641895835477562e-17)):
+        numpy.testing.assert_allclose(float(grad(special.erfcx)(x)), expected, rtol=1e-13)
 
 
 def test_xlogy_derivative_in_y_is_zero_where_x_is_zero():

@@ -8,15 +8,21 @@ smooth. The exact tests below pin down what finite differences cannot see:
 repeated indices accumulating, one-hot median gradients, ties, NaNs, errors.
 """
 
+import warnings
+
 import numpy
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import adcore.numpy as np
 from adcore import grad, make_jvp, make_vjp
+from adcore.numpy.selection import METHODS
 from adcore.test_util import check_grads
 from specs import R, Spec, inputs, spec_tests
 
 Q = (0.05, 0.95)  # probabilities away from 0 and 1
+WEIGHTS = numpy.array([[0.0, 2.0, 1.0, 0.5], [1.0, 0.0, 3.0, 0.0]])  # with zeros, a leading one among them
 
 
 def nans_below(x, threshold=-1.0):
@@ -114,8 +120,56 @@ CASES = [
             lambda x, m=method: numpy.quantile(x, [0.0, 0.2, 0.35, 0.5, 1.0], axis=0, method=m),
             (5, 3),
         )
-        for method in ("lower", "higher", "nearest", "midpoint")
+        for method in METHODS
+        if method != "linear"
     ],
+    # Hyndman and Fan's continuous methods are differentiable in q too
+    *[
+        case(
+            f"quantile_{method}_traced_q",
+            lambda x, q, m=method: np.quantile(x, q, axis=-1, method=m),
+            lambda x, q, m=method: numpy.quantile(x, q, axis=-1, method=m),
+            (3, 5),
+            (2,),
+            domains=(R, Q),
+            dtypes=("float64",),
+        )
+        for method in ("interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased", "normal_unbiased")
+    ],
+    # weights (method="inverted_cdf" only): of a's shape, or of the reduced axes in axis's order
+    case(
+        "quantile_weights_full",
+        lambda x: np.quantile(x, [0.1, 0.5, 1.0], axis=1, method="inverted_cdf", weights=WEIGHTS),
+        lambda x: numpy.quantile(x, [0.1, 0.5, 1.0], axis=1, method="inverted_cdf", weights=WEIGHTS),
+        (2, 4),
+    ),
+    case(
+        "quantile_weights_axes_keepdims",
+        lambda x: np.quantile(x, 0.4, axis=(2, 0), method="inverted_cdf", weights=WEIGHTS.T, keepdims=True),
+        lambda x: numpy.quantile(x, 0.4, axis=(2, 0), method="inverted_cdf", weights=WEIGHTS.T, keepdims=True),
+        (2, 3, 4),
+    ),
+    case(
+        "nanpercentile_weights",
+        lambda x: np.nanpercentile(nans_below(x), [20, 70], axis=-1, method="inverted_cdf", weights=WEIGHTS[0] + 1),
+        # NumPy's nanquantile fails on 1-d weights of a 2-d a (an IndexError): its reference has them broadcast
+        lambda x: numpy.nanpercentile(
+            numpy_nans_below(x), [20, 70], axis=-1, method="inverted_cdf", weights=numpy.broadcast_to(WEIGHTS[0] + 1, x.shape)
+        ),
+        (3, 4),
+    ),
+    case(
+        "percentile_hazen_axes_keepdims",
+        lambda x: np.percentile(x, [10, 55], axis=(0, -1), method="hazen", keepdims=True),
+        lambda x: numpy.percentile(x, [10, 55], axis=(0, -1), method="hazen", keepdims=True),
+        (2, 3, 4),
+    ),
+    case(
+        "nanquantile_weibull",
+        lambda x: np.nanquantile(nans_below(x), [0.0, 0.3, 0.9], axis=0, method="weibull"),
+        lambda x: numpy.nanquantile(numpy_nans_below(x), [0.0, 0.3, 0.9], axis=0, method="weibull"),
+        (6, 3),
+    ),
     case(
         "quantile_traced_q",
         lambda x, q: np.quantile(x, q, axis=-1),
@@ -240,6 +294,109 @@ def test_quantile_gradient_is_split_between_the_two_order_statistics(backend):
     numpy.testing.assert_allclose(backend.to_numpy(g), [5.0])
 
 
+FUNCTIONS = {"quantile": 1.0, "percentile": 100.0, "nanquantile": 1.0, "nanpercentile": 100.0}
+
+
+@st.composite
+def quantile_cases(draw, method):
+    """``(name, data, q, options)``: one of the four functions, distinct entries 0.25 apart (NaNs
+    for the nan versions), an axis (None, an int or a tuple in any order), keepdims, and
+    probabilities that include 0, 1 and the fractions ``j / (2 n)`` where the methods jump,
+    with weights (some 0) for ``inverted_cdf`` half of the time."""
+    name = draw(st.sampled_from(sorted(FUNCTIONS)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    size = int(numpy.prod(shape))
+    rng = numpy.random.default_rng(draw(st.integers(0, 2**16)))
+    data = (rng.permutation(size) * 0.25 - 1.0).reshape(shape)
+    axis = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1), st.permutations(range(len(shape)))))
+    if isinstance(axis, list):
+        axis = tuple(axis[: draw(st.integers(1, len(shape)))])
+    if name.startswith("nan"):
+        data[rng.uniform(size=shape) < 0.3] = numpy.nan
+    n = size if axis is None else int(numpy.prod([shape[ax] for ax in numpy.atleast_1d(axis)]))
+    fractions = st.one_of(st.integers(0, 2 * n).map(lambda j: j / (2 * n)), st.floats(0.0, 1.0))
+    q = draw(st.one_of(fractions, st.lists(fractions, min_size=1, max_size=4)))
+    options = {"axis": axis, "keepdims": draw(st.booleans()), "method": method}
+    if method == "inverted_cdf" and draw(st.booleans()):
+        # (NumPy's nanquantile fails on weights along an axis of a 2-d or more a)
+        along = draw(st.booleans()) and axis is not None and (len(shape) == 1 or not name.startswith("nan"))
+        weights_shape = tuple(shape[ax] for ax in numpy.atleast_1d(axis)) if along else shape
+        weights = rng.integers(0, 4, size=weights_shape).astype(float)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                getattr(numpy, name)(data, 0.5, **options, weights=weights)
+        except ValueError:  # a slice of zero total weight (NumPy refuses it; tested apart)
+            weights += 1.0
+        options["weights"] = weights
+    return name, data, [FUNCTIONS[name] * p for p in q] if isinstance(q, list) else FUNCTIONS[name] * q, options
+
+
+def _differences(fun, data, cotangent, step=1e-3):
+    """The exact gradient of ``sum(cotangent * fun(data))`` where ``fun`` is linear between the
+    entries' gaps (0.25 here): central differences of step ``step``, NaN entries and results 0."""
+    gradient = numpy.zeros_like(data)
+    for i in numpy.ndindex(data.shape):
+        if numpy.isnan(data[i]):
+            continue
+        up, down = data.copy(), data.copy()
+        up[i] += step
+        down[i] -= step
+        difference = numpy.nan_to_num(fun(up) - fun(down))
+        gradient[i] = numpy.sum(cotangent * difference) / (2 * step)
+    return gradient
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_quantile_matches_numpy_in_every_method(backend, method, data):
+    """Every method of the four functions, with axes, keepdims and weights: values against NumPy's
+    (exactly), gradients in both modes against NumPy's central differences (exact, since the
+    result is piecewise linear in the entries and the step is far below their gaps)."""
+    name, host, q, options = data.draw(quantile_cases(method))
+    with numpy.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's warning for a slice of NaNs only
+
+        def reference(x):
+            return getattr(numpy, name)(x, q, **options)
+
+        expected = reference(host)
+        fun = getattr(np, name)
+        x = backend.asarray(host)
+        result = fun(x, q, **options)
+        backend.check_device(result)
+        numpy.testing.assert_array_equal(backend.to_numpy(result), expected)
+        cotangent = numpy.random.default_rng(0).uniform(1.0, 2.0, numpy.shape(expected))
+        expected_gradient = _differences(reference, host, cotangent)
+        tangent = numpy.random.default_rng(1).uniform(-1.0, 1.0, host.shape)
+        expected_forward = numpy.nan_to_num((reference(host + 1e-3 * tangent) - reference(host - 1e-3 * tangent)) / 2e-3)
+    c = backend.asarray(cotangent)
+    gradient = grad(lambda x: np.sum(np.multiply(fun(x, q, **options), c)))(x)
+    numpy.testing.assert_allclose(backend.to_numpy(gradient), expected_gradient, rtol=1e-9, atol=1e-9)
+    _, forward = make_jvp(lambda x: fun(x, q, **options))(x)(backend.asarray(tangent))
+    numpy.testing.assert_allclose(numpy.nan_to_num(backend.to_numpy(forward)), expected_forward, rtol=1e-9, atol=1e-9)
+
+
+def test_invalid_weights_give_an_error_or_nan(backend):
+    """Weights are checked on the host as NumPy checks them; an array of a backend other than
+    NumPy is not (that would force its value): its invalid slices give NaN, never a number."""
+    x = backend.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    weights = numpy.array([[1.0, -1.0, 1.0], [1.0, 2.0, 1.0]])
+    if backend.name == "numpy":
+        with pytest.raises(ValueError, match="quantile: weights must be non-negative"):
+            np.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=backend.asarray(weights))
+    else:
+        for invalid in (-1.0, numpy.inf, numpy.nan):
+            weights[0, 1] = invalid
+            result = np.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=backend.asarray(weights))
+            numpy.testing.assert_array_equal(backend.to_numpy(result), [numpy.nan, 5.0])
+    # nanquantile: the entries that are not NaN all of weight 0 (NumPy raises ValueError)
+    x = backend.asarray([[1.0, numpy.nan, 3.0], [4.0, 5.0, 6.0]])
+    result = np.nanquantile(x, [0.5], axis=1, method="inverted_cdf", weights=[0.0, 1.0, 0.0])
+    numpy.testing.assert_array_equal(backend.to_numpy(result), [[numpy.nan, 5.0]])
+
+
 def test_nan_propagates_in_median_and_is_skipped_by_nanmedian(backend):
     x = backend.asarray([[1.0, numpy.nan, 3.0], [4.0, 5.0, 9.0], [numpy.nan, numpy.nan, numpy.nan]])
     numpy.testing.assert_array_equal(backend.to_numpy(np.median(x, axis=1)), [numpy.nan, 5.0, numpy.nan])
@@ -336,8 +493,18 @@ def test_errors_name_the_function_and_the_way_out(backend):
         np.quantile(x, 1.5)
     with pytest.raises(ValueError, match=r"percentile: q must be in the range \[0, 100\]"):
         np.percentile(x, [50, -1])
-    with pytest.raises(ValueError, match="method 'weibull' is not supported; adcore has linear"):
-        np.quantile(x, 0.5, method="weibull")
+    with pytest.raises(ValueError, match="method 'hyndman' is not one of NumPy's quantile methods: inverted_cdf"):
+        np.quantile(x, 0.5, method="hyndman")
+    with pytest.raises(ValueError, match="percentile: only method 'inverted_cdf' supports weights"):
+        np.percentile(x, 50, weights=[[1, 1, 1]])
+    with pytest.raises(TypeError, match="quantile: axis must be given when the shapes of a"):
+        np.quantile(x, 0.5, method="inverted_cdf", weights=[1, 1, 1])
+    with pytest.raises(ValueError, match=r"nanquantile: weights of shape \(2,\) do not fit a of shape \(1, 3\)"):
+        np.nanquantile(x, 0.5, axis=1, method="inverted_cdf", weights=[1, 1])
+    with pytest.raises(ValueError, match="quantile: weights must be non-negative"):
+        np.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=[1, -1, 1])
+    with pytest.raises(ValueError, match="quantile: the weights of a slice are not finite or all zero"):
+        np.quantile(x, 0.5, axis=1, method="inverted_cdf", weights=[0, 0, 0])
     with pytest.raises(TypeError, match="out= is not supported"):
         np.median(x, out=x)
     with pytest.raises(ValueError, match="empty slice"):

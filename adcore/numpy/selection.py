@@ -380,11 +380,36 @@ def _check_kth(kth, a, axis, name):
 
 # ---- order statistics ----
 
-#: NumPy's quantile methods that adcore has (see ``quantile``)
-METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+#: NumPy's quantile methods, in the order of NumPy's documentation (the first nine are Hyndman
+#: and Fan's definitions 1 to 9), all of which adcore has (see ``quantile``)
+METHODS = (
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "linear",
+    "median_unbiased",
+    "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+)
+
+#: Hyndman and Fan's ``(alpha, beta)`` of the continuous methods other than ``linear``: the
+#: position is ``n * q + (alpha + q * (1 - alpha - beta)) - 1`` (NumPy's ``_compute_virtual_index``)
+_ALPHA_BETA = {
+    "interpolated_inverted_cdf": (0.0, 1.0),
+    "hazen": (0.5, 0.5),
+    "weibull": (0.0, 0.0),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th quantiles of ``a`` along ``axis`` (NumPy's ``quantile``).
 
     Parameters
@@ -395,19 +420,42 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         Probabilities in ``[0, 1]``. A Python value is checked and made an
         array on ``a``'s device; an array must be of ``a``'s backend and device
         (it is not checked, which would force its value). ``q`` may be traced:
-        with ``method="linear"`` the result is differentiable in ``q`` too.
+        the continuous methods are differentiable in ``q`` too.
     axis : int, sequence of ints or None, optional
         The axes to reduce (all by default).
     out : None
         Not supported (adcore arrays are immutable).
     overwrite_input : bool, optional
         Accepted and ignored (``a`` is never modified).
-    method : {"linear", "lower", "higher", "nearest", "midpoint"}, optional
-        NumPy's methods of the same names. With ``position = q * (n - 1)``:
-        ``linear`` interpolates between the order statistics around it,
-        ``lower``/``higher``/``nearest`` take the one below, above or nearest
-        (ties to even), ``midpoint`` averages the two around it.
+    method : str, optional
+        One of NumPy's thirteen methods (``METHODS``), with NumPy's values. With
+        ``n`` the length of a slice and ``x`` the slice sorted (0-based):
+
+        - continuous: ``linear`` (the default; position ``q * (n - 1)``) and
+          Hyndman and Fan's ``interpolated_inverted_cdf``, ``hazen``,
+          ``weibull``, ``median_unbiased``, ``normal_unbiased`` (position
+          ``n * q + alpha + q * (1 - alpha - beta) - 1``) interpolate linearly
+          between the order statistics around the position, which is clipped
+          to ``[0, n - 1]``;
+        - ``midpoint`` averages the two around ``q * (n - 1)``, and
+          ``averaged_inverted_cdf`` the two around ``n * q - 1`` when it is a
+          whole number (else it takes the one above);
+        - discrete: ``lower``, ``higher``, ``nearest`` (ties to even) take an
+          order statistic next to ``q * (n - 1)``; ``inverted_cdf`` takes
+          ``x[ceil(n * q) - 1]`` and ``closest_observation`` the order
+          statistic nearest ``n * q - 1/2`` (ties to the even one, 1-based).
     keepdims : bool, optional
+    weights : array_like, optional
+        Non-negative weights of the entries of ``a``, with ``method="inverted_cdf"``
+        only (NumPy's rule): of ``a``'s shape, or, when ``axis`` is given, of the
+        shape of the reduced axes (in the order ``axis`` names them). The result
+        is the smallest entry whose share of the total weight, counted from the
+        smallest entry up, reaches ``q``. The weights are not differentiated (the
+        result is piecewise constant in them). Weights given as Python values or
+        a NumPy array are checked; an array of another backend is not (that would
+        force its value): a slice whose weights are negative, not finite or all
+        zero then gives NaN. So does, in ``nanquantile``, a slice whose entries
+        that are not NaN all have weight 0 (NumPy raises ``ValueError``).
 
     Returns
     -------
@@ -419,35 +467,48 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     Raises
     ------
     ValueError
-        If a Python ``q`` is outside ``[0, 1]``, ``method`` is unknown, or a
-        reduced slice is empty.
+        If a Python ``q`` is outside ``[0, 1]``, ``method`` is unknown, a
+        reduced slice is empty, ``weights`` are given with another method than
+        ``"inverted_cdf"``, do not fit ``a`` and ``axis``, or (host weights) are
+        negative, not finite or all zero.
+    TypeError
+        If ``weights`` differ from ``a`` in shape and ``axis`` is None.
     numpy.exceptions.AxisError
         If an axis is out of bounds.
 
     Notes
     -----
-    ``x_lo + t * (x_hi - x_lo)`` of two entries of ``sort(a)`` taken with
-    ``take_along_axis``, where ``x_lo``/``x_hi`` are the order statistics at
-    ``floor(position)`` and the next one and ``t`` the fraction (NumPy's
-    ``_lerp``, which is exact at ``t = 1``). The derivative in ``a`` is
-    therefore ``1 - t`` at the lower order statistic, ``t`` at the upper one and
-    0 elsewhere: for the median of an odd number of entries, one-hot. The
-    position is computed in ``a``'s dtype, so for float32 a discrete method may
-    pick a neighbouring entry where ``q * (n - 1)`` is within rounding of an
-    integer.
+    Every method is ``x_lo + t * (x_hi - x_lo)`` of two entries of ``sort(a)``
+    taken with ``take_along_axis`` (NumPy's ``_lerp``, exact at ``t = 1``),
+    where ``x_lo``/``x_hi`` are the order statistics around the position and
+    ``t`` is the fraction of the position (the continuous methods), 1/2 or 0
+    (``midpoint``, ``averaged_inverted_cdf``), or the two are one entry (the
+    discrete methods). The result is therefore piecewise linear in ``a``: its
+    derivative is ``1 - t`` at the lower order statistic, ``t`` at the upper
+    one and 0 elsewhere (one-hot for a discrete method, and where the position
+    is clipped to an end). Its derivative in ``q`` is ``(x_hi - x_lo) * dt/dq``:
+    0 for the discrete methods, ``midpoint`` and ``averaged_inverted_cdf``,
+    whose ``t`` does not move with ``q`` between jumps. The position is
+    computed in ``a``'s dtype, so for float32 a discrete method may pick a
+    neighbouring entry where the position is within rounding of a whole number
+    (NumPy computes it in float64).
 
     Examples
     --------
     >>> import adcore.numpy as np
     >>> np.quantile(np.array([1.0, 2.0, 3.0, 4.0]), [0.25, 0.5])
     array([1.75, 2.5 ])
+    >>> np.quantile(np.array([1.0, 2.0, 3.0, 4.0]), 0.5, method="inverted_cdf", weights=[1, 1, 1, 5])
+    array(4.)
     """
-    _check_method(method, "quantile")
-    return _quantile(a, q, axis, out, method, keepdims, 1.0, False, "quantile")
+    _check_method(method, weights, "quantile")
+    return _quantile(a, q, axis, out, method, keepdims, weights, 1.0, False, "quantile")
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th percentiles of ``a``: ``quantile(a, q / 100, ...)``, with ``q`` in ``[0, 100]``.
+
+    Every method, ``weights`` and the derivatives as ``quantile``'s.
 
     Examples
     --------
@@ -455,8 +516,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     >>> np.percentile(np.array([1.0, 2.0, 3.0]), 50)
     array(2.)
     """
-    _check_method(method, "percentile")
-    return _quantile(a, q, axis, out, method, keepdims, 100.0, False, "percentile")
+    _check_method(method, weights, "percentile")
+    return _quantile(a, q, axis, out, method, keepdims, weights, 100.0, False, "percentile")
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -474,22 +535,23 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> grad(np.median)(np.array([3.0, 1.0, 2.0]))
     array([0., 0., 1.])
     """
-    return _quantile(a, 0.5, axis, out, "median", keepdims, 1.0, False, "median")
+    return _quantile(a, 0.5, axis, out, "median", keepdims, None, 1.0, False, "median")
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """``quantile`` of the entries of ``a`` that are not NaN; NaN for a slice of NaNs only.
 
-    NaN entries get a zero derivative.
+    Every method and ``weights`` as ``quantile``'s (NumPy drops the NaN
+    entries and their weights). NaN entries get a zero derivative.
     """
-    _check_method(method, "nanquantile")
-    return _quantile(a, q, axis, out, method, keepdims, 1.0, True, "nanquantile")
+    _check_method(method, weights, "nanquantile")
+    return _quantile(a, q, axis, out, method, keepdims, weights, 1.0, True, "nanquantile")
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """``percentile`` of the entries of ``a`` that are not NaN."""
-    _check_method(method, "nanpercentile")
-    return _quantile(a, q, axis, out, method, keepdims, 100.0, True, "nanpercentile")
+    _check_method(method, weights, "nanpercentile")
+    return _quantile(a, q, axis, out, method, keepdims, weights, 100.0, True, "nanpercentile")
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -501,10 +563,10 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> np.nanmedian(np.array([3.0, np.nan, 1.0]))
     array(2.)
     """
-    return _quantile(a, 0.5, axis, out, "median", keepdims, 1.0, True, "nanmedian")
+    return _quantile(a, 0.5, axis, out, "median", keepdims, None, 1.0, True, "nanmedian")
 
 
-def _quantile(a, q, axis, out, method, keepdims, scale, skip_nan, name):
+def _quantile(a, q, axis, out, method, keepdims, weights, scale, skip_nan, name):
     """The quantiles of ``a`` over ``axis``: the reduced axes are moved last and merged, each slice
     sorted, and the order statistics around each position gathered and combined by ``method``
     (one of ``METHODS``, or ``"median"``: the mean of the two around the position, as NumPy's
@@ -515,6 +577,8 @@ def _quantile(a, q, axis, out, method, keepdims, scale, skip_nan, name):
     if not backend_of(getval(a)).isdtype(getval(a).dtype, "real floating"):
         a = anp.astype(a, anp.float64)
     x, kept_shape, keepdims_shape = _reduced_axes_last(a, axis, name)
+    if weights is not None:
+        weights = _weights(weights, getval(a), axis, skip_nan, name)
     n = anp.shape(x)[-1]
     if n == 0:
         raise ValueError(f"{name}: cannot take a quantile of an empty slice (shape {anp.shape(a)}, axis {axis})")
@@ -524,19 +588,103 @@ def _quantile(a, q, axis, out, method, keepdims, scale, skip_nan, name):
     if skip_nan:
         missing = anp.isnan(x)
         count = _count_valid(missing)
-        x = anp.where(missing, anp.inf, x)
         result_is_nan = count == 0
+        # NaNs sort last as +inf; a slice of NaNs only becomes zeros (its result is NaN anyway),
+        # which keeps inf - inf out of the interpolation
+        x = anp.where(missing, anp.where(result_is_nan, anp.zeros_like(getval(x)), anp.inf), x)
     else:
         count = n
         result_is_nan = _any_nan(x)
-    result = _order_statistic(sort(x, axis=-1), q, count, method)
+    if weights is None:
+        result = _order_statistic(sort(x, axis=-1), q, count, method)
+    else:
+        weights = _reduced_axes_last(weights, axis, name)[0]
+        if skip_nan:
+            weights = anp.where(getval(missing), anp.zeros_like(weights), weights)
+        index, invalid = _weighted_inverted_cdf(getval(x), weights, getval(q))
+        result = take_along_axis(sort(x, axis=-1), index, -1)
+        result_is_nan = anp.logical_or(result_is_nan, invalid)
     result = anp.moveaxis(anp.where(result_is_nan, anp.nan, result), -1, 0)
     return anp.reshape(result, q_shape + (keepdims_shape if keepdims else kept_shape))
 
 
-def _check_method(method, name):
+def _check_method(method, weights, name):
     if method not in METHODS:
-        raise ValueError(f"{name}: method {method!r} is not supported; adcore has {', '.join(METHODS)}")
+        raise ValueError(f"{name}: method {method!r} is not one of NumPy's quantile methods: {', '.join(METHODS)}")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"{name}: only method 'inverted_cdf' supports weights (as in NumPy), got method {method!r}")
+
+
+def _weights(weights, a, axis, skip_nan, name):
+    """The weights as an array of ``a``'s shape, backend and device (NumPy's ``_weights_are_valid``).
+
+    Weights given as Python values or a NumPy array are checked on the host, as NumPy does (for
+    the nan functions, whose slices' weights depend on where ``a``'s NaNs are, only their sign);
+    an array of another backend is not (that would force its value): ``_weighted_inverted_cdf``
+    makes the slices of invalid weights NaN instead.
+    """
+    backend = backend_of(a)
+    weights = getval(weights)
+    on_host = array_backend(weights) is None or isinstance(weights, _np.ndarray)
+    if on_host:
+        weights = _np.asarray(weights)
+        if weights.dtype.kind not in "biuf":
+            raise TypeError(f"{name}: weights must be real numbers, got dtype {weights.dtype}")
+    else:
+        backend_of(a, weights, op=name)  # weights must be on a's backend and device
+    a_shape, w_shape = tuple(a.shape), tuple(weights.shape)
+    axes = tuple(range(len(a_shape)))
+    if w_shape != a_shape:
+        if axis is None:
+            raise TypeError(f"{name}: axis must be given when the shapes of a {a_shape} and weights {w_shape} differ")
+        axes = tuple(anp._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
+        if w_shape != tuple(a_shape[ax] for ax in axes):
+            raise ValueError(
+                f"{name}: weights of shape {w_shape} do not fit a of shape {a_shape} along axis {axis}: "
+                f"expected {tuple(a_shape[ax] for ax in axes)} or {a_shape}"
+            )
+        order = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+        along = tuple(a_shape[d] if d in axes else 1 for d in range(len(a_shape)))
+        if on_host:
+            weights = _np.reshape(_np.transpose(weights, order), along)
+        else:
+            weights = backend.reshape(backend.permute_dims(weights, order), along)
+    elif axis is not None:
+        axes = tuple(anp._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
+    if on_host:
+        weights = _np.asarray(weights, dtype=_np.float64)
+        if _np.any(weights < 0):
+            raise ValueError(f"{name}: weights must be non-negative")
+        total = _np.sum(_np.broadcast_to(weights, a_shape), axis=axes)
+        if not skip_nan and not _np.all(_np.isfinite(total) & (total > 0)):
+            raise ValueError(f"{name}: the weights of a slice are not finite or all zero")
+        weights = backend.from_numpy(weights, device=backend.device(a))
+    return backend.broadcast_to(weights, a_shape)
+
+
+def _weighted_inverted_cdf(x, weights, q):
+    """``(index, invalid)`` of method ``inverted_cdf`` with weights (NumPy's weighted ``_quantile``).
+
+    ``x`` (not sorted) and ``weights`` are raw arrays of shape ``(..., n)``, ``q`` of shape
+    ``(1, ..., k)``. ``index`` (shape ``(..., k)``) is, in each slice of ``sort(x)``, the first
+    position where the normalised cumulative weight reaches ``q`` (cumulative weights of 0
+    never do); ``invalid`` (shape ``(..., 1)``) is True where the slice's weights are negative,
+    not finite or all zero.
+    """
+    backend = backend_of(x, op="quantile")
+    float64 = backend.dtype("float64")
+    order = backend.argsort(x, axis=-1, stable=True)
+    cdf = backend.cumulative_sum(backend.astype(backend.take_along_axis(weights, order, axis=-1), float64), axis=-1)
+    total = cdf[..., -1:]
+    invalid = backend.logical_or(
+        backend.any(weights < 0, axis=-1, keepdims=True),
+        backend.logical_not(backend.logical_and(backend.isfinite(total), total > 0)),
+    )
+    cdf = backend.astype(cdf / backend.where(invalid, backend.ones_like(total), total), q.dtype)  # in q's dtype, as NumPy
+    cdf = backend.where(cdf == 0, backend.asarray(-1.0, dtype=q.dtype, device=backend.device(cdf)), cdf)
+    below = backend.expand_dims(cdf, axis=-2) < backend.expand_dims(q, axis=-1)
+    index = backend.sum(backend.astype(below, backend.dtype("int64")), axis=-1)
+    return backend.minimum(index, x.shape[-1] - 1), invalid
 
 
 def _reduced_axes_last(a, axis, name):
@@ -582,27 +730,54 @@ def _probabilities(q, x, scale, name):
 def _order_statistic(x, q, count, method):
     """The ``q``-th quantile of each slice of the sorted ``x`` (along its last axis), by ``method``.
 
-    ``count`` is the number of entries per slice that count (an int, or for
-    the ``nan`` functions an integer array of shape ``(..., 1)``), so the
-    quantile lies at ``position = q * (count - 1)``. Indices are computed
-    without tracing; the weight ``t`` depends on ``q``, so a traced ``q`` is
-    differentiated through it.
+    ``count`` is the number of entries per slice that count (an int, or for the ``nan``
+    functions an integer array of shape ``(..., 1)``). The position is computed as NumPy's
+    ``_QuantileMethods`` compute it (the same operations in the same order), the indices around
+    it without tracing; the weight ``t`` depends on ``q``, so a traced ``q`` is differentiated
+    through it.
     """
+    n = count if isinstance(count, int) else _as_float(count, q)
     last = count - 1 if isinstance(count, int) else _as_float(count - 1, q)
-    position = anp.multiply(q, last)
-    if method in ("lower", "higher", "nearest"):
-        index = {"lower": anp.floor, "higher": anp.ceil, "nearest": anp.round}[method](position)
-        return take_along_axis(x, _as_index(index), -1)
-    below = anp.floor(position)
-    lower = take_along_axis(x, _as_index(below), -1)
+    if method in ("linear", "lower", "higher", "nearest", "midpoint", "median"):
+        position = anp.multiply(q, last)
+    elif method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        position = anp.subtract(anp.add(anp.multiply(q, n), anp.add(alpha, anp.multiply(q, 1 - alpha - beta))), 1.0)
+    else:  # inverted_cdf, averaged_inverted_cdf, closest_observation
+        position = anp.subtract(anp.multiply(q, n), 1.0)
+        if method == "closest_observation":
+            position = anp.subtract(position, 0.5)
+    at = getval(position)
+    below = anp.floor(at)
+    whole = below == at
+    if method in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):
+        if method == "inverted_cdf":
+            index = anp.where(whole, below, below + 1.0)
+        elif method == "closest_observation":  # at a tie, the even order statistic (1-based)
+            index = anp.where(anp.logical_and(whole, anp.remainder(below, 2.0) == 1.0), below, below + 1.0)
+        else:
+            index = {"lower": anp.floor, "higher": anp.ceil, "nearest": anp.round}[method](at)
+        return take_along_axis(x, _as_index(_clip(index, last)), -1)
+    lower = take_along_axis(x, _as_index(_clip(below, last)), -1)
     if method == "median":
-        return anp.multiply(anp.add(lower, take_along_axis(x, _as_index(anp.ceil(position)), -1)), 0.5)
-    upper = take_along_axis(x, _as_index(anp.minimum(below + 1.0, last)), -1)
+        return anp.multiply(anp.add(lower, take_along_axis(x, _as_index(_clip(anp.ceil(at), last)), -1)), 0.5)
+    upper = take_along_axis(x, _as_index(_clip(below + 1.0, last)), -1)
     if method == "midpoint":
-        t = anp.where(below == getval(position), anp.zeros_like(below), anp.full_like(below, 0.5))
+        t = anp.where(whole, anp.zeros_like(at), anp.full_like(at, 0.5))
+    elif method == "averaged_inverted_cdf":
+        t = anp.where(whole, anp.full_like(at, 0.5), anp.ones_like(at))
     else:
         t = anp.subtract(position, below)
-    return _lerp(lower, upper, t)
+    # where the position is clipped to an end both order statistics are that end: t = 0 makes
+    # its derivative exactly 1 (and t's derivative in q 0)
+    inside = anp.logical_and(at >= 0.0, at < last)
+    return _lerp(lower, upper, anp.where(inside, t, anp.zeros_like(at)))
+
+
+def _clip(index, last):
+    """The float array of whole numbers ``index`` clipped to ``[0, last]`` (to 0 if ``last < 0``,
+    a slice without entries)."""
+    return anp.maximum(anp.minimum(index, last), 0.0)
 
 
 def _lerp(lower, upper, t):

@@ -13,6 +13,37 @@ it, or a composition of primitives (``multigammaln``, ``entr``, ``logsumexp``,
 The rules use only ``adcore.numpy`` and ``adcore.scipy.special`` functions, so
 they are traced in turn: every derivative here can be differentiated again.
 
+What adcore has, against SciPy and JAX
+--------------------------------------
+``jax.scipy.special`` (JAX 0.7) and the scaled and inverse functions of ``scipy.special`` that
+models reach for. "x only": differentiable in the argument, ``NotImplementedError`` in the
+parameter (see Derivatives below); "-": not there.
+
+=========================================  =====  ===============  ==========================
+function                                   SciPy  JAX              adcore
+=========================================  =====  ===============  ==========================
+gamma, gammaln, digamma (psi), polygamma   yes    yes              yes (polygamma: x only)
+rgamma, gammasgn, multigammaln             yes    yes              yes (gammasgn: constant)
+beta, betaln                               yes    yes              yes
+betainc, gammainc, gammaincc               yes    yes              x only
+erf, erfc, erfinv, erfcx                   yes    yes              yes
+erfcinv                                    yes    -                yes
+ndtr, ndtri, log_ndtr                      yes    yes              yes
+exp1, expi                                 yes    yes              yes
+expn                                       yes    yes              -
+i0, i0e, i1, i1e                           yes    yes              yes
+iv, ive, kv, kve                           yes    -                x only (not the order)
+j0, j1, jn (JAX: bessel_jn), y0, y1, yn    yes    bessel_jn only   yes (jn, yn: x only)
+wrightomega                                yes    -                yes (real x)
+lambertw                                   yes    -                - (complex-valued result)
+expit, log_expit, logit                    yes    expit, logit     yes, on every backend
+xlogy, xlog1py, entr, rel_entr, kl_div     yes    yes              yes, on every backend
+logsumexp, softmax, log_softmax            yes    yes              yes, on every backend
+zeta, spence, poch, hyp1f1, hyp2f1         yes    yes              -
+factorial, bernoulli, fresnel, loggamma    yes    yes              -
+lpmn, lpmn_values, sph_harm, sph_harm_y    yes    yes              -
+=========================================  =====  ===============  ==========================
+
 Backends
 --------
 A primitive's raw values come from the backend of its arguments,
@@ -52,7 +83,7 @@ Abramowitz and Stegun (A&S), autograd's ``autograd/scipy/special.py`` and JAX's
   8.7.1 differentiated term by term) that no backend provides; autograd
   defines no rule for them either, and JAX computes the ``gammainc`` one with a
   dedicated kernel (``igamma_grad_a``) and has none for ``betainc``.
-- the order ``v`` of ``iv``, ``ive`` and ``jn`` (SciPy's ``jn`` accepts real
+- the order ``v`` of ``iv``, ``ive``, ``kv``, ``kve`` and ``jn`` (SciPy's ``jn`` accepts real
   orders, as ``jv``): the derivative in the order is a series with no closed form
   (DLMF 10.15, 10.38); the integer order ``n`` of ``yn`` and ``polygamma``
   (they are defined at integers only). autograd returns zero for these; adcore
@@ -79,7 +110,10 @@ __all__ = [
     "erf",
     "erfc",
     "erfcinv",
+    "erfcx",
     "erfinv",
+    "exp1",
+    "expi",
     "expit",
     "gamma",
     "gammainc",
@@ -87,13 +121,17 @@ __all__ = [
     "gammaln",
     "gammasgn",
     "i0",
+    "i0e",
     "i1",
+    "i1e",
     "iv",
     "ive",
     "j0",
     "j1",
     "jn",
     "kl_div",
+    "kv",
+    "kve",
     "log_expit",
     "log_ndtr",
     "log_softmax",
@@ -107,6 +145,7 @@ __all__ = [
     "rel_entr",
     "rgamma",
     "softmax",
+    "wrightomega",
     "xlog1py",
     "xlogy",
     "y0",
@@ -443,6 +482,34 @@ erfcinv = _special(
     lambda ans, y: (-0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
 )
 
+def _erfcx_derivative(ans, x):
+    """2 x erfcx(x) - 2/√π (DLMF 7.2.3 and 7.2.2), for x > 12 the asymptotic series
+    -1/(√π x²) Σ_n (-1)^n (2n+1)!! / (2x²)^n (DLMF 7.12.1 differentiated; 16 terms, below the rounding
+    there), where the difference of the two terms, each near 2/√π, would keep only the digits of
+    2x² ε."""
+    far = anp.greater(x, 12.0)
+    x_far, x_near = anp.where(far, x, 12.0), anp.where(far, 0.0, x)
+    inverse_square = 0.5 / anp.square(x_far)  # 1 / (2x²)
+    series = 0.0
+    for n in range(16, 0, -1):  # Horner's rule: Σ (-1)^n (2n+1)!! t^n = 1 - 3t (1 - 5t (1 - ...))
+        series = 1.0 - (2 * n + 1) * inverse_square * series
+    asymptotic = anp.negative(series / (_SQRT_PI * anp.square(x_far)))
+    near = anp.subtract(anp.multiply(2.0 * x_near, erfcx(x_near)), 2.0 / _SQRT_PI)
+    return anp.where(far, asymptotic, near)
+
+
+erfcx = _special(
+    "erfcx",
+    """The scaled complementary error function exp(x²) erfc(x), elementwise.
+
+    Derivative: 2 x erfcx(x) - 2/√π (DLMF 7.2.2 and the product rule); for x > 12 the
+    asymptotic series of that difference (``_erfcx_derivative``), as the difference itself loses
+    the digits of 2x² ε. Relative error below 1e-13 in float64 (mpmath, ``tests/test_accuracy.py``);
+    -inf where erfcx overflows (x < -26.6).
+    """,
+    _erfcx_derivative,
+)
+
 ndtr = _special(
     "ndtr",
     """The standard normal cumulative distribution function Φ(x), elementwise.
@@ -597,6 +664,95 @@ ive = _special(
     """,
     _no_derivative("ive", "v", _NO_ORDER),
     lambda ans, v, x: anp.subtract(anp.multiply(anp.add(ive(v - 1, x), ive(v + 1, x)), 0.5), anp.multiply(anp.sign(x), ans)),
+)
+
+i0e = _special(
+    "i0e",
+    """The exponentially scaled I_0(x) exp(-|x|), elementwise.
+
+    Derivative: i1e(x) - sign(x) i0e(x) (DLMF 10.29.3 and the product rule); 0 at x = 0, where
+    the function has a corner (the one-sided derivatives are -1 and 1). For large |x| the two
+    terms nearly cancel (both near 1/√(2π|x|)): relative error about 2|x| ε.
+    """,
+    lambda ans, x: anp.subtract(i1e(x), anp.multiply(anp.sign(x), ans)),
+)
+
+
+def _i1e_over_x(x):
+    """i1e(x) / x, where-safe at 0: for |x| < 1e-4 the series exp(-|x|) (1/2 + x²/16)."""
+    small = anp.less(anp.abs(x), 1e-4)
+    x_small, safe = anp.where(small, x, 0.0), anp.where(small, 1.0, x)
+    series = anp.multiply(anp.exp(anp.negative(anp.abs(x_small))), 0.5 + anp.square(x_small) / 16.0)
+    return anp.where(small, series, i1e(safe) / safe)
+
+
+i1e = _special(
+    "i1e",
+    """The exponentially scaled I_1(x) exp(-|x|), elementwise.
+
+    Derivative: i0e(x) - i1e(x) / x - sign(x) i1e(x) (DLMF 10.29.2 and the product rule), 1/2 at
+    0 (i1e(x) / x tends to 1/2 there, ``_i1e_over_x``). For large |x| the terms nearly cancel:
+    relative error about 2|x| ε.
+    """,
+    lambda ans, x: anp.subtract(anp.subtract(i0e(x), _i1e_over_x(x)), anp.multiply(anp.sign(x), ans)),
+)
+
+kv = _special(
+    "kv",
+    """The modified Bessel function of the second kind K_v(x) of real order ``v``, for ``x > 0``; elementwise.
+
+    Derivative in ``x``: -(K_(v-1)(x) + K_(v+1)(x)) / 2 (DLMF 10.29.1). In ``v``: raises
+    ``NotImplementedError`` (no closed form).
+    """,
+    _no_derivative("kv", "v", _NO_ORDER),
+    lambda ans, v, x: anp.multiply(anp.add(kv(v - 1, x), kv(v + 1, x)), -0.5),
+)
+
+kve = _special(
+    "kve",
+    """The exponentially scaled K_v(x) exp(x), for ``x > 0``; elementwise.
+
+    Derivative in ``x``: kve(v, x) - (kve(v-1, x) + kve(v+1, x)) / 2 (DLMF 10.29.1 and the
+    product rule; for large x the terms nearly cancel: relative error about 2x ε; -inf where
+    kve(v ± 1) overflows, near 0). In ``v``: raises ``NotImplementedError`` (no closed form).
+    """,
+    _no_derivative("kve", "v", _NO_ORDER),
+    lambda ans, v, x: _kve_derivative(ans, v, x),
+)
+
+
+def _kve_derivative(ans, v, x):
+    half_sum = anp.multiply(anp.add(kve(v - 1, x), kve(v + 1, x)), 0.5)
+    return anp.where(anp.isinf(half_sum), anp.negative(half_sum), anp.subtract(ans, half_sum))
+
+# ---- exponential integrals and Wright's omega ----
+
+exp1 = _special(
+    "exp1",
+    """The exponential integral E_1(x) = ∫_x^∞ e^(-t) / t dt, for ``x > 0``; elementwise.
+
+    Derivative: -e^(-x) / x (DLMF 6.2.1).
+    """,
+    lambda ans, x: anp.negative(anp.exp(anp.negative(x)) / x),
+)
+
+expi = _special(
+    "expi",
+    """The exponential integral Ei(x) (principal value), for ``x != 0``; elementwise.
+
+    Derivative: e^x / x (DLMF 6.2.5).
+    """,
+    lambda ans, x: anp.exp(x) / x,
+)
+
+wrightomega = _special(
+    "wrightomega",
+    """Wright's omega function ω(x), the solution of ω + log ω = x, for real ``x``; elementwise.
+
+    Derivative: ω / (1 + ω) (differentiating ω + log ω = x; Corless and Jeffrey, "The Wright ω
+    function", 2002).
+    """,
+    lambda ans, x: anp.divide(ans, anp.add(ans, 1.0)),
 )
 
 # ---- logistic functions (also built from standard operations) ----

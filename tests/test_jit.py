@@ -120,6 +120,27 @@ def spaces(spec, args, argnum, seed):
     return vspace(value).randn(rng), vspace(x).randn(rng)
 
 
+_QUANTILE_REPLAY = (
+    "open bug: a quantile's selected entries depend on the values (the sort order); on array-api-strict the "
+    "recording neither follows nor refuses that, so a replay at other values selects the recorded entries"
+)
+#: spec lines whose replay on array-api-strict differs from eager: open bugs, each with its cause
+OPEN_REPLAY_BUGS = {
+    **dict.fromkeys(
+        (
+            "quantile_interpolated_inverted_cdf_traced_q",
+            "quantile_weights_full",
+            "quantile_weights_axes_keepdims",
+            "nanpercentile_weights",
+            "nanquantile_axis-1_keepdims",
+            "nanquantile_weibull",
+        ),
+        _QUANTILE_REPLAY,
+    ),
+    "convolve_axes_image_filters": "open bug: a replay differs from eager (found on device1; cause not yet known)",
+}
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_replay_equals_eager_on_the_spec_table(spec, backend):
     """Recorded at one input, replayed at another: value, VJP and JVP equal the eager ones there, bit for bit."""
@@ -127,6 +148,8 @@ def test_replay_equals_eager_on_the_spec_table(spec, backend):
         pytest.skip(f"{spec.name} on {backend.name}: {spec.skip[backend.name]}")
     dtype = spec.dtypes[0]
     first, second = inputs(backend, spec, dtype, seed=0), inputs(backend, spec, dtype, seed=1)
+    if backend.name == "array_api_strict" and spec.name in OPEN_REPLAY_BUGS:
+        pytest.xfail(f"{spec.name} on {backend.id}: {OPEN_REPLAY_BUGS[spec.name]}")
     if spec.name in REFUSED:
         with pytest.raises(JitError, match=REFUSED[spec.name]):
             jit(spec.fun)(*first)

@@ -215,9 +215,20 @@ REFERENCES = [pytest.param(spec, reference, id=spec.name) for spec, reference in
 test_derivatives, test_value_matches_numpy = spec_tests(SPECS)
 
 
+#: why NumPy's weighted quantiles are no reference here (None where they are: NumPy 2.4 on)
+_OLD_WEIGHTED_QUANTILE = (
+    f"NumPy {numpy.__version__}'s weighted quantiles differ from NumPy 2.4's over several axes and NaN slices "
+    "(the reference adcore follows); checked on NumPy 2.4 and later"
+    if tuple(int(p) for p in numpy.__version__.split(".")[:2]) < (2, 4)
+    else None
+)
+
+
 @pytest.mark.parametrize("spec, reference", REFERENCES)
 def test_value_matches_numpy_reference(spec, reference, backend):
     """Each case against NumPy's own function, computed on the host in float64."""
+    if "weights" in spec.name and _OLD_WEIGHTED_QUANTILE:
+        pytest.skip(_OLD_WEIGHTED_QUANTILE)
     args = inputs(backend, spec, "float64")
     expected = reference(*[backend.to_numpy(a) for a in args])
     result = spec.fun(*args)
@@ -355,6 +366,8 @@ def test_quantile_matches_numpy_in_every_method(backend, method, data):
     (exactly), gradients in both modes against NumPy's central differences (exact, since the
     result is piecewise linear in the entries and the step is far below their gaps)."""
     name, host, q, options = data.draw(quantile_cases(method))
+    if "weights" in options and _OLD_WEIGHTED_QUANTILE:
+        pytest.skip(_OLD_WEIGHTED_QUANTILE)
     with numpy.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's warning for a slice of NaNs only
 

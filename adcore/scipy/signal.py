@@ -39,6 +39,7 @@ import math
 import operator
 
 import numpy as _np
+
 from backends import backend_of
 
 from ..core import def_linear, defvjp_argnum, getval, isbox, primitive
@@ -74,7 +75,9 @@ def _window(shape1, shape2, mode, axes, name):
     if axes is not None and any(
         n1 != n2 and 1 not in (n1, n2) for i, (n1, n2) in enumerate(zip(shape1, shape2)) if i not in axes
     ):
-        raise ValueError(f"{name}: incompatible shapes for in1 and in2: {shape1} and {shape2} (the axes not convolved must be equal or 1)")
+        raise ValueError(
+            f"{name}: incompatible shapes for in1 and in2: {shape1} and {shape2} (the axes not convolved must be equal or 1)"
+        )
     pairs = [(shape1[i], shape2[i]) for i in convolved if axes is None or 1 not in (shape1[i], shape2[i])]
     if mode == "valid" and not (all(n1 >= n2 for n1, n2 in pairs) or all(n2 >= n1 for n1, n2 in pairs)):
         raise ValueError(f"{name}: for 'valid' mode, one must be at least as large as the other in every dimension")
@@ -426,10 +429,9 @@ def _extend(x, widths, extension, fillvalue, other, name):
     period ``2n``)."""
     if extension == "fill":
         padded = anp.pad(x, widths)
-        if not isbox(fillvalue):
-            fillvalue = _fill_value(fillvalue, x, other, name)
-            if fillvalue == 0:
-                return padded
+        fillvalue = _fill_value(fillvalue, x, other, name)
+        if isinstance(fillvalue, (int, float, complex)) and fillvalue == 0:
+            return padded
         mask = anp.pad(anp.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
         return anp.add(padded, anp.multiply(fillvalue, mask))
     for axis, (before, after) in enumerate(widths):
@@ -445,17 +447,21 @@ def _extend(x, widths, extension, fillvalue, other, name):
 
 
 def _fill_value(fillvalue, x, other, name):
-    """A constant ``fillvalue`` as the Python number SciPy uses: one entry, cast to the output's kind."""
-    value = _np.asarray(fillvalue)
-    if value.size != 1:
-        raise ValueError(f"{name}: `fillvalue` must be scalar or an array with one element, got shape {value.shape}")
-    value = value.reshape(()).item()
-    complex_output = anp.iscomplexobj(x) or anp.iscomplexobj(other)
-    if isinstance(value, complex) and not complex_output:
-        if value.imag:
+    """``fillvalue`` as SciPy takes it: one entry, cast to an integer output, complex only for a complex
+    output. A Python or NumPy value becomes a Python number; an array of ``x``'s backend (traced or
+    not) stays there, made 0-d."""
+    host = not isbox(fillvalue) and isinstance(fillvalue, (int, float, complex, list, tuple, _np.ndarray, _np.generic))
+    size = _np.size(fillvalue) if host else anp.size(fillvalue)
+    if size != 1:
+        raise ValueError(f"{name}: `fillvalue` must be scalar or an array with one element, got {size} elements")
+    value = _np.asarray(fillvalue).reshape(()).item() if host else anp.reshape(fillvalue, ())
+    if (isinstance(value, complex) if host else anp.iscomplexobj(value)) and not (anp.iscomplexobj(x) or anp.iscomplexobj(other)):
+        if not host or value.imag:
             raise ValueError(f"{name}: could not cast the complex `fillvalue` {value} to the real output type")
         value = value.real
-    return int(value.real) if _holds_integers(x) and _holds_integers(other) else value
+    if _holds_integers(x) and _holds_integers(other):
+        return int(value.real) if host else anp.astype(value, anp.result_type(x, other))
+    return value
 
 
 def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):

@@ -29,6 +29,13 @@ def test_counts_and_groups():
     assert classify(primitive(lambda x: x), "identity") == "no rule"
 
 
+def test_scipy_signal_counts_its_convolutions():
+    """SciPy's convolution family is counted as differentiable (compositions of one bilinear primitive)."""
+    report = coverage()["scipy.signal"]
+    for name in ("convolve", "convolve2d", "convolve_nd", "correlate", "correlate2d", "fftconvolve", "oaconvolve"):
+        assert report[name] == "composed", name
+
+
 def test_command_prints_the_table(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "adcore.coverage", "--json", str(tmp_path / "c.json")], capture_output=True, text=True, check=True

@@ -1,5 +1,6 @@
-"""``adcore.scipy.signal.convolve`` and ``adcore.scipy.integrate.odeint`` against finite
-differences, SciPy and closed forms.
+"""``adcore.scipy.signal``'s convolutions and ``adcore.scipy.integrate.odeint`` against finite
+differences, SciPy and closed forms (``tests/test_signal_alignment.py`` checks the convolutions'
+windows at every pair of sizes).
 
 ``convolve`` runs on every backend (SciPy on NumPy; the standard's ``fft`` or direct
 sums on array-api-strict). ``odeint`` is NumPy only (SciPy's solver runs on the host);
@@ -15,6 +16,7 @@ import scipy.signal
 
 import adcore.numpy as np
 from adcore import grad, make_jvp
+from adcore.scipy import signal
 from adcore.scipy.integrate import odeint
 from adcore.scipy.signal import convolve
 from specs import COMPLEX, P, R, Spec, spec_tests
@@ -37,6 +39,40 @@ def conv_axes(axes, dot_axes=((), ()), mode="full", positional=False):
         if positional:
             return convolve(a, b, axes, dot_axes, mode)
         return convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode)
+
+    return fun
+
+
+def corr(mode, method="auto"):
+    def fun(in1, in2):
+        return signal.correlate(in1, in2, mode=mode, method=method)
+
+    return fun
+
+
+def frequency(name, mode, axes=None):
+    """``fftconvolve`` or ``oaconvolve``."""
+
+    def fun(in1, in2):
+        return getattr(signal, name)(in1, in2, mode=mode, axes=axes)
+
+    return fun
+
+
+def two_d(name, mode, boundary):
+    """``convolve2d`` or ``correlate2d``."""
+
+    def fun(in1, in2):
+        return getattr(signal, name)(in1, in2, mode, boundary)
+
+    return fun
+
+
+def filled(name, mode):
+    """``convolve2d`` or ``correlate2d`` with a traced ``fillvalue``."""
+
+    def fun(in1, in2, fillvalue):
+        return getattr(signal, name)(in1, in2, mode, "fill", fillvalue)
 
     return fun
 
@@ -86,6 +122,17 @@ SPECS = [
     Spec("convolve_axes_dot_valid", conv_axes(([1], [2]), ([0], [0]), "valid"), ((2, 5), (2, 3, 2))),
     Spec("convolve_axes_2d_same_positional", conv_axes(([1, 0], [1, 0]), mode="same", positional=True), ((4, 3), (3, 2))),
     Spec("convolve_axes_image_filters", conv_axes(([2, 3], [2, 3]), ([1], [0]), "valid"), ((2, 1, 4, 4), (1, 2, 2, 2))),
+    Spec("correlate_same_even_kernel", corr("same"), ((5,), (4,))),
+    Spec("correlate_full_swapped_direct", corr("full", "direct"), ((3,), (5,)), dtypes=COMPLEX),
+    Spec("correlate_2d_valid_swapped_fft", corr("valid", "fft"), ((2, 3), (4, 5))),
+    Spec("fftconvolve_axes_broadcast_same", frequency("fftconvolve", "same", 1), ((1, 4), (3, 3))),
+    Spec("oaconvolve_valid_swapped", frequency("oaconvolve", "valid"), ((3,), (6,))),
+    Spec("convolve2d_same_wrap", two_d("convolve2d", "same", "wrap"), ((3, 4), (2, 3))),
+    Spec("convolve2d_full_symm_kernel_larger", two_d("convolve2d", "full", "symm"), ((2, 2), (3, 4))),
+    Spec("convolve2d_fillvalue", filled("convolve2d", "same"), ((3, 3), (2, 2), ())),
+    Spec("correlate2d_same_symm", two_d("correlate2d", "same", "symm"), ((3, 4), (2, 2))),
+    Spec("correlate2d_valid_swapped", two_d("correlate2d", "valid", "fill"), ((2, 2), (3, 3)), dtypes=COMPLEX),
+    Spec("correlate2d_fillvalue", filled("correlate2d", "full"), ((2, 3), (2, 2), ())),
     Spec("odeint_decay", decay, ((2,), ()), (R, P), order=1, skip=NUMPY_ONLY),
     Spec("odeint_decay_order2", decay, ((1,), ()), (R, P), order=2, dtypes=("float64",), skip=NUMPY_ONLY, full_only=("numpy",)),
     Spec("odeint_forced_oscillator", forced_oscillator, ((2,), (2,), (3,)), (R, P, P), order=1, skip=NUMPY_ONLY),

@@ -45,7 +45,7 @@ from ..numpy import fft as _fft
 from ..numpy import linalg as _np_linalg
 from ..numpy import wrapper as anp
 from ..numpy.arrays import _as_array_like, _from_host, _index_like
-from ..numpy.linalg import _ct, _mm, _t
+from ..numpy.linalg import _ct, _mm, _symmetric_from, _t
 from ..numpy.numerics import _mode_slice
 from ..numpy.passthrough import _on_default_backend, host_values, unboxed, without_derivative
 from ..numpy.selection import take
@@ -418,16 +418,43 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
 
 
 def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=True):
-    """The pseudo-inverse of the symmetric (Hermitian) ``a`` from its eigendecomposition, eigenvalues of
-    magnitude at most ``atol + rtol * max|w|`` dropped."""
-    w, v = eigh(a, lower=lower)
-    magnitudes = _np.abs(host_values(w))
+    """The pseudo-inverse of the symmetric (Hermitian) matrix read from the lower (``lower=True``) or
+    upper triangle of ``a``, eigenvalues of magnitude at most ``atol + rtol * max|w|`` dropped (``rtol``
+    defaults to ``n * eps`` when neither is given); with ``return_rank`` also the rank.
+
+    Parameters
+    ----------
+    a : array, shape (n, n), real or complex
+        Only one triangle is read (the real part of a complex diagonal).
+
+    Returns
+    -------
+    array, shape (n, n), of ``a``'s dtype (and the rank, an int, with ``return_rank``).
+
+    Notes
+    -----
+    Computed as ``adcore.numpy.linalg.pinv`` of that Hermitian matrix, whose singular values are the
+    eigenvalues' magnitudes (so the cut is the same), and a complex matrix through its real embedding
+    ``[[X, -Y], [Y, X]]``, whose pseudo-inverse embeds the complex one. The derivative is then
+    ``pinv``'s (Golub and Pereyra 1973), which needs no eigenvectors: exact at repeated eigenvalues,
+    and valid wherever the rank is locally constant (a function of ``eigh``'s vectors would be NaN
+    at repeated eigenvalues, where its rule cannot know the answer).
+    """
+    h = _symmetric_from(a, lower)
+    magnitudes = _np.abs(host_values(_np_linalg.eigvalsh(getval(h))))
     largest = float(magnitudes.max()) if magnitudes.size else 0.0
     rtol = anp.shape(a)[-1] * _eps(a) if rtol is None and not atol else rtol or 0.0
-    kept = _np.flatnonzero(magnitudes > (atol or 0.0) + largest * rtol)
-    w, v = take(w, _index_like(kept, w)), take(v, _index_like(kept, v), axis=1)
-    result = _mm(anp.divide(v, w), _ct(v))
-    return (result, int(kept.size)) if return_rank else result
+    cutoff = (atol or 0.0) + largest * rtol
+    relative = cutoff / largest if largest else 0.0
+    if anp.iscomplexobj(h):
+        x, y = anp.real(h), anp.imag(h)
+        embedded = anp.concatenate([anp.concatenate([x, anp.negative(y)], axis=1), anp.concatenate([y, x], axis=1)], axis=0)
+        n = anp.shape(h)[-1]
+        inverse = _np_linalg.pinv(embedded, rtol=relative)
+        result = anp.add(inverse[:n, :n], anp.multiply(inverse[n:, :n], 1j))
+    else:
+        result = _np_linalg.pinv(h, rtol=relative)
+    return (result, int((magnitudes > cutoff).sum())) if return_rank else result
 
 
 def polar(a, side="right"):

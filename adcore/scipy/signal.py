@@ -1,14 +1,30 @@
-"""The differentiable ``adcore.scipy.signal``: SciPy's N-d ``convolve``, and autograd's form of it
-with ``axes`` and ``dot_axes``.
+"""The differentiable ``adcore.scipy.signal``: SciPy's N-d ``convolve``, ``correlate``,
+``fftconvolve`` and ``oaconvolve``, the 2-d ``convolve2d`` and ``correlate2d`` with their
+boundary conditions, and autograd's form of ``convolve`` with ``axes`` and ``dot_axes``.
 
-``convolve`` is a primitive, bilinear in its two inputs: its JVP is the
-convolution with the tangent in place of that input (``def_linear``), and its
-VJP is a correlation of the cotangent with the other input, i.e. a ``"valid"``
-convolution of the cotangent, zero-padded back to the ``"full"`` size, with the
-other input flipped along every axis (autograd's ``scipy/signal.py`` does the same
-with mode-dependent shortcuts). Computed by ``scipy.signal.convolve`` on NumPy,
-``cupyx.scipy.signal.convolve`` on CuPy, and from the Array API standard's
-``fft`` extension (or direct sums) elsewhere.
+Every one of them is built on one primitive, :func:`_convolve`: the ``"full"``, ``"same"`` or
+``"valid"`` window of the convolution of two arrays along some axes, broadcast along the others.
+It is bilinear in its two inputs: its JVP is the convolution with the tangent in place of that
+input (``def_linear``), and its VJP is a correlation of the cotangent with the other input, i.e. a
+``"valid"`` convolution of the cotangent, zero-padded back to the ``"full"`` size, with the other
+input flipped along the convolved axes (autograd's ``scipy/signal.py`` does the same with
+mode-dependent shortcuts), summed over the axes broadcasting stretched. Computed by SciPy's
+``convolve``, ``fftconvolve`` and ``oaconvolve`` on NumPy, cupyx's on CuPy, and from the Array API
+standard's ``fft`` extension (or direct sums) elsewhere.
+
+The windows follow SciPy exactly, argument swaps included:
+
+- ``"same"`` has the shape of ``in1``, centred in the ``"full"`` output (SciPy's ``_centered``: from
+  ``(full - n1) // 2``); ``"valid"`` has ``|n1 - n2| + 1`` entries per convolved axis (either input
+  may be the larger, as long as it is the larger along every convolved axis).
+- ``correlate(in1, in2)`` is ``convolve(in1, conj(flip(in2)))`` in every mode (SciPy's ``"fft"`` form,
+  which its ``"direct"`` form equals).
+- ``convolve2d`` and ``correlate2d`` extend ``in1`` by its boundary condition (``fill`` with
+  ``fillvalue``, ``wrap``, ``symm``: repeated as often as the kernel needs) and keep the ``"valid"``
+  part; ``correlate2d``'s ``"same"`` window is centred differently from ``correlate``'s for an even
+  kernel (``(m - 1) // 2`` rows of extension before, ``m // 2`` after, SciPy's ``correlate2d``), and its
+  ``"valid"`` output is conjugated when ``in2`` is the larger (SciPy swaps the inputs, reverses
+  the result and does not conjugate it back).
 
 autograd's ``convolve(A, B, axes, dot_axes, mode)`` (convolution along some axes,
 a tensor product along others) is a composition of differentiable functions
@@ -22,39 +38,101 @@ import itertools
 import math
 import operator
 
+import numpy as _np
+
 from backends import backend_of
 
-from ..core import def_linear, defvjp_argnum, primitive
+from ..core import def_linear, defvjp_argnum, getval, isbox, primitive
 from ..numpy import wrapper as anp
 from ..numpy.einsum import LETTERS, einsum
 from ..numpy.rules import metadata, unbroadcast
+from ..numpy.selection import take
 
-__all__ = ["convolve", "convolve_axes", "convolve_nd"]
+__all__ = ["convolve", "convolve2d", "convolve_axes", "convolve_nd", "correlate", "correlate2d", "fftconvolve", "oaconvolve"]
 
 _MODES = ("full", "valid", "same")
 _METHODS = ("auto", "direct", "fft")
+#: SciPy's names of the boundary conditions of ``convolve2d`` and ``correlate2d``, by the extension each means
+_BOUNDARIES = {"fill": "fill", "pad": "fill", "wrap": "wrap", "circular": "wrap", "symm": "symm", "symmetric": "symm"}
 
 
-def _crop(shape1, shape2, mode):
-    """``(starts, sizes)``: where the output of ``mode`` lies in the ``"full"`` convolution, per axis.
+def _window(shape1, shape2, mode, axes, name):
+    """``(full, starts, sizes)``: the shape of the ``"full"`` convolution of arrays of shapes ``shape1``
+    and ``shape2`` along ``axes`` (every axis when None), broadcast along the others, and where the
+    output of ``mode`` lies in it, per axis.
 
     Raises
     ------
     ValueError
-        For an unknown ``mode``, or ``"valid"`` with neither input at least as large as the
-        other in every dimension (SciPy's messages).
+        For an unknown ``mode``; axes not convolved that neither are equal nor hold a 1 (``axes``
+        given); ``"valid"`` with neither input at least as large as the other along every convolved
+        axis (with ``axes`` given, axes where an input has one entry are not counted, as SciPy's
+        ``fftconvolve``). The messages are SciPy's, after the name of the function.
     """
-    if mode == "full":
-        return (0,) * len(shape1), tuple(n1 + n2 - 1 for n1, n2 in zip(shape1, shape2))
-    if mode == "same":
-        return tuple((n2 - 1) // 2 for n2 in shape2), tuple(shape1)
-    if mode == "valid":
-        if not (all(n1 >= n2 for n1, n2 in zip(shape1, shape2)) or all(n2 >= n1 for n1, n2 in zip(shape1, shape2))):
-            raise ValueError("convolve: for 'valid' mode, one must be at least as large as the other in every dimension")
-        return tuple(builtins.min(n1, n2) - 1 for n1, n2 in zip(shape1, shape2)), tuple(
-            builtins.abs(n1 - n2) + 1 for n1, n2 in zip(shape1, shape2)
+    if mode not in _MODES:
+        raise ValueError(f"{name}: acceptable mode flags are 'valid', 'same', or 'full', not mode={mode!r}")
+    convolved = range(len(shape1)) if axes is None else axes
+    if axes is not None and any(
+        n1 != n2 and 1 not in (n1, n2) for i, (n1, n2) in enumerate(zip(shape1, shape2)) if i not in axes
+    ):
+        raise ValueError(
+            f"{name}: incompatible shapes for in1 and in2: {shape1} and {shape2} (the axes not convolved must be equal or 1)"
         )
-    raise ValueError(f"convolve: acceptable mode flags are 'valid', 'same', or 'full', not mode={mode!r}")
+    pairs = [(shape1[i], shape2[i]) for i in convolved if axes is None or 1 not in (shape1[i], shape2[i])]
+    if mode == "valid" and not (all(n1 >= n2 for n1, n2 in pairs) or all(n2 >= n1 for n1, n2 in pairs)):
+        raise ValueError(f"{name}: for 'valid' mode, one must be at least as large as the other in every dimension")
+    full, starts, sizes = [], [], []
+    for i, (n1, n2) in enumerate(zip(shape1, shape2)):
+        total = n1 + n2 - 1 if i in convolved else builtins.max(n1, n2)
+        if mode == "full" or (mode == "valid" and i not in convolved):
+            start, size = 0, total
+        elif mode == "same":
+            start, size = (total - n1) // 2, n1
+        else:
+            start, size = builtins.min(n1, n2) - 1, builtins.abs(n1 - n2) + 1
+        full.append(total)
+        starts.append(start)
+        sizes.append(size)
+    return tuple(full), tuple(starts), tuple(sizes)
+
+
+@primitive
+def _convolve(in1, in2, mode, method, axes):
+    """The ``mode`` window (:func:`_window`) of the convolution of ``in1`` and ``in2`` along ``axes``:
+    every axis when None (SciPy's ``convolve``), else the given non-negative axes with the others
+    broadcast (SciPy's ``fftconvolve``); ``method`` is ``"auto"``, ``"direct"``, ``"fft"`` or ``"oa"``
+    (overlap-add, SciPy's ``oaconvolve``). The public functions check the arguments first."""
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
+    backend = backend_of(in1, in2, op="scipy.signal.convolve")
+    if not shape1:
+        return backend.multiply(in1, in2)
+    try:
+        module = backend.scipy_module("signal")
+    except (NotImplementedError, AttributeError, ImportError):
+        full, starts, sizes = _window(shape1, shape2, mode, axes, "convolve")
+        out = _standard_convolve(backend, in1, in2, method, range(len(full)) if axes is None else axes, full)
+        return out[tuple(slice(start, start + size) for start, size in zip(starts, sizes))]
+    if axes is None:
+        return module.convolve(in1, in2, mode=mode, method=method)
+    return (module.oaconvolve if method == "oa" else module.fftconvolve)(in1, in2, mode=mode, axes=axes)
+
+
+def grad_convolve(argnum, ans, args, kwargs):
+    in1, in2, mode, method, axes = args
+    other, meta = (in2, in1)[argnum], metadata(args[argnum])
+    full, starts, sizes = _window(anp.shape(in1), anp.shape(in2), mode, axes, "convolve")
+    widths = [(start, total - start - size) for start, total, size in zip(starts, full, sizes)]
+    padded = any(before or after for before, after in widths)
+
+    def vjp(g):
+        correlation = _convolve(anp.pad(g, widths) if padded else g, anp.flip(other, axes), "valid", method, axes)
+        return unbroadcast(correlation, meta)
+
+    return vjp
+
+
+defvjp_argnum(_convolve, grad_convolve)
+def_linear(_convolve)
 
 
 def convolve(in1, in2, *args, **kwargs):
@@ -86,7 +164,6 @@ def convolve(in1, in2, *args, **kwargs):
     return convolve_axes(in1, in2, kwargs.get("axes"), kwargs.get("dot_axes", ((), ())), kwargs.get("mode", "full"))
 
 
-@primitive
 def convolve_nd(in1, in2, mode="full", method="auto"):
     """The N-d convolution of ``in1`` and ``in2``, SciPy's ``scipy.signal.convolve``.
 
@@ -97,7 +174,7 @@ def convolve_nd(in1, in2, mode="full", method="auto"):
         ``"full"``: shape ``in1.shape + in2.shape - 1``; ``"valid"``: the entries that do not
         depend on zero padding, shape ``|in1.shape - in2.shape| + 1`` (one input must be at
         least as large as the other in every dimension); ``"same"``: the shape of ``in1``,
-        centred in the full output.
+        centred in the full output (from ``(in2.shape - 1) // 2``).
     method : {"auto", "direct", "fft"}
         How to compute it (SciPy's choice on NumPy and CuPy). On other backends ``"direct"``
         (and integer input) sums shifted copies of the input with fewer entries, the others
@@ -124,43 +201,267 @@ def convolve_nd(in1, in2, mode="full", method="auto"):
     >>> convolve_nd(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
     array([0. , 1. , 2.5, 4. , 1.5])
     """
+    return _checked_convolve(in1, in2, mode, method, "convolve")
+
+
+def correlate(in1, in2, mode="full", method="auto"):
+    """The N-d cross-correlation ``out[k] = sum_j in1[j + k] conj(in2[j])``, SciPy's
+    ``scipy.signal.correlate``: :func:`convolve_nd` of ``in1`` and ``conj(flip(in2))``.
+
+    Parameters
+    ----------
+    in1, in2 : arrays with the same number of dimensions (non-empty), real or complex
+    mode : {"full", "valid", "same"}
+        As :func:`convolve_nd`: ``"full"`` has shape ``in1.shape + in2.shape - 1`` (lag
+        ``-(n2 - 1)`` first), ``"same"`` the shape of ``in1`` (from ``n2 // 2`` of the full output),
+        ``"valid"`` ``|in1.shape - in2.shape| + 1`` (when ``in2`` is the larger, the lags are
+        negative: SciPy's swap with reversal and conjugation gives the same numbers).
+    method : {"auto", "direct", "fft"}
+
+    Returns
+    -------
+    out : array of the promoted dtype of ``in1`` and ``in2``; ``in1 * conj(in2)`` for two 0-d inputs.
+
+    Raises
+    ------
+    ValueError
+        As :func:`convolve_nd`.
+
+    Notes
+    -----
+    Linear in ``in1``, conjugate-linear in ``in2`` (real-linear): the derivatives are those of
+    ``convolve_nd``, ``flip`` and ``conj``.
+
+    >>> import adcore.numpy as np
+    >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+    array([0.5, 2. , 3.5, 3. , 0. ])
+    """
+    return _checked_convolve(in1, anp.flip(anp.conj(in2)), mode, method, "correlate")
+
+
+def _checked_convolve(in1, in2, mode, method, name):
     if method not in _METHODS:
-        raise ValueError(f"convolve: acceptable method flags are 'auto', 'direct', or 'fft', not method={method!r}")
+        raise ValueError(f"{name}: acceptable method flags are 'auto', 'direct', or 'fft', not method={method!r}")
     shape1, shape2 = anp.shape(in1), anp.shape(in2)
     if len(shape1) != len(shape2):
-        raise ValueError(f"convolve: in1 and in2 should have the same dimensionality, got shapes {shape1} and {shape2}")
-    starts, sizes = _crop(shape1, shape2, mode)
-    backend = backend_of(in1, in2, op="scipy.signal.convolve")
-    if not shape1:
-        return backend.multiply(in1, in2)
-    try:
-        fun = backend.scipy_module("signal").convolve
-    except (NotImplementedError, AttributeError, ImportError):
-        full = _standard_convolve(backend, in1, in2, method)
-        return full[tuple(slice(start, start + size) for start, size in zip(starts, sizes))]
-    return fun(in1, in2, mode=mode, method=method)
+        raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got shapes {shape1} and {shape2}")
+    _window(shape1, shape2, mode, None, name)
+    return _convolve(in1, in2, mode, method, None)
 
 
-def grad_convolve(argnum, ans, args, kwargs):
-    in1, in2 = args[:2]
-    mode = args[2] if len(args) > 2 else kwargs.get("mode", "full")
-    method = args[3] if len(args) > 3 else kwargs.get("method", "auto")
-    other, meta = (in2, in1)[argnum], metadata(args[argnum])
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """The convolution of ``in1`` and ``in2`` along ``axes`` by FFTs, SciPy's ``scipy.signal.fftconvolve``.
+
+    Parameters
+    ----------
+    in1, in2 : arrays with the same number of dimensions (non-empty)
+        Along the axes not convolved, equal sizes or 1 (broadcast).
+    mode : {"full", "valid", "same"}
+        Along the convolved axes as :func:`convolve_nd` (an axis where one input has one entry
+        does not count in ``"valid"``'s "at least as large" rule); along the others ``"full"``
+        and ``"valid"`` keep the broadcast size, ``"same"`` the centred ``in1.shape`` entries.
+    axes : int or sequence of ints, optional
+        The axes to convolve along (every axis when None).
+
+    Returns
+    -------
+    out : floating array (integer input is made float64, as SciPy), the promoted dtype; the
+        product for two 0-d inputs.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mode``, inputs of different dimensionality, empty, repeated or
+        out-of-range ``axes``, incompatible sizes along the other axes, or a ``"valid"`` pair
+        where neither input is the larger.
+
+    Notes
+    -----
+    Bilinear: the derivatives are those of the primitive described in the module docstring.
+
+    >>> import adcore.numpy as np
+    >>> fftconvolve(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, -1.0]]), axes=1)
+    array([[ 1.,  1., -2.],
+           [ 3.,  1., -4.]])
+    """
+    return _frequency_convolve(in1, in2, mode, axes, "fft", "fftconvolve")
+
+
+def oaconvolve(in1, in2, mode="full", axes=None):
+    """The convolution of ``in1`` and ``in2`` along ``axes`` by the overlap-add method, SciPy's
+    ``scipy.signal.oaconvolve``: the same numbers (and arguments, errors, derivatives) as
+    :func:`fftconvolve`, computed by SciPy's ``oaconvolve`` on NumPy and CuPy.
+
+    >>> import adcore.numpy as np
+    >>> oaconvolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), "valid")
+    array([3., 5.])
+    """
+    return _frequency_convolve(in1, in2, mode, axes, "oa", "oaconvolve")
+
+
+def _frequency_convolve(in1, in2, mode, axes, method, name):
     shape1, shape2 = anp.shape(in1), anp.shape(in2)
-    starts, sizes = _crop(shape1, shape2, mode)
-    full = [n1 + n2 - 1 for n1, n2 in zip(shape1, shape2)]
-    widths = [(start, total - start - size) for start, total, size in zip(starts, full, sizes)]
-
-    padded = any(before or after for before, after in widths)
-
-    def vjp(g):
-        return unbroadcast(convolve_nd(anp.pad(g, widths) if padded else g, anp.flip(other), "valid", method), meta)
-
-    return vjp
+    if not shape1 and not shape2:
+        return anp.multiply(in1, in2)
+    if len(shape1) != len(shape2):
+        raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got shapes {shape1} and {shape2}")
+    axes = _axis_tuple(axes, len(shape1), name)
+    _window(shape1, shape2, mode, axes, name)
+    return _convolve(_floating(in1), _floating(in2), mode, method, axes)
 
 
-defvjp_argnum(convolve_nd, grad_convolve)
-def_linear(convolve_nd)
+def _axis_tuple(axes, ndim, name):
+    """``axes`` (None: every axis; an int; a sequence of ints) as a sorted tuple of non-negative ints."""
+    if axes is None:
+        return tuple(range(ndim))
+    axes = [operator.index(a) for a in (axes if hasattr(axes, "__len__") else [axes])]
+    if not axes:
+        raise ValueError(f"{name}: when provided, axes cannot be empty")
+    if any(not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"{name}: axes {axes} exceed the dimensionality of the input ({ndim})")
+    if len({a % ndim for a in axes}) < len(axes):
+        raise ValueError(f"{name}: all axes must be unique, got {axes}")
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def _floating(x):
+    """``x``, or float64 where it holds integers or booleans (what SciPy's FFTs compute in)."""
+    return anp.astype(x, anp.float64) if _holds_integers(x) else x
+
+
+def _holds_integers(x):
+    """Whether ``x`` (an array or a Python number) has an integer or boolean dtype."""
+    x = getval(x)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return isinstance(x, int)
+    return bool(backend_of(x, op="scipy.signal").isdtype(dtype, ("integral", "bool")))
+
+
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """The 2-d convolution of ``in1`` and ``in2`` with a boundary condition, SciPy's
+    ``scipy.signal.convolve2d``.
+
+    Parameters
+    ----------
+    in1, in2 : 2-d arrays (non-empty)
+    mode : {"full", "valid", "same"}
+        As :func:`convolve_nd` (``"same"``: the shape of ``in1``; ``"valid"`` swaps the inputs
+        when ``in2`` is the larger).
+    boundary : {"fill", "wrap", "symm"}
+        How ``in1`` is extended beyond its edges: by ``fillvalue`` (``"pad"`` is the same), periodically
+        (``"circular"``) or by mirror images that repeat the edge (``"symmetric"``), as far as the
+        kernel reaches (the pattern repeats when the kernel is the larger). Unused by ``"valid"``.
+    fillvalue : scalar or one-element array
+        The value beyond the edges for ``"fill"``; it may be traced (the output is affine in it).
+
+    Returns
+    -------
+    out : 2-d array of the promoted dtype of ``in1`` and ``in2``.
+
+    Raises
+    ------
+    ValueError
+        For inputs that are not 2-d, an unknown ``mode`` or ``boundary``, a ``fillvalue`` of more
+        than one entry or complex with real inputs, or a ``"valid"`` pair where neither input is
+        the larger.
+
+    Notes
+    -----
+    ``convolve_nd(extended in1, in2, "valid")``, with the extension a ``take`` of ``in1`` (or a zero
+    ``pad`` plus ``fillvalue`` times a constant mask): the derivatives are theirs (bilinear in
+    ``in1`` and ``in2``).
+
+    >>> import adcore.numpy as np
+    >>> convolve2d(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 1.0]]), "same", "wrap")
+    array([[3., 3.],
+           [7., 7.]])
+    """
+    return _two_dimensional(in1, in2, mode, boundary, fillvalue, "convolve2d")
+
+
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """The 2-d cross-correlation of ``in1`` and ``in2`` with a boundary condition, SciPy's
+    ``scipy.signal.correlate2d``: ``out[k] = sum_j ext(in1)[j + k] conj(in2[j])``.
+
+    Arguments, returns and errors as :func:`convolve2d`. As SciPy: the ``"same"`` window takes
+    ``(m - 1) // 2`` rows (columns) of extension before ``in1`` and ``m // 2`` after, for a kernel
+    of ``m`` (one place off :func:`correlate`'s for an even ``m``), and ``"valid"`` with ``in2`` the
+    larger gives the conjugate of :func:`correlate`'s output (SciPy swaps the inputs and reverses
+    the result without conjugating it back).
+
+    >>> import adcore.numpy as np
+    >>> correlate2d(np.array([[1.0, 2.0, 3.0]]), np.array([[1.0, -1.0]]), "same")
+    array([[-1., -1.,  3.]])
+    """
+    return _two_dimensional(in1, in2, mode, boundary, fillvalue, "correlate2d")
+
+
+def _two_dimensional(in1, in2, mode, boundary, fillvalue, name):
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
+    if len(shape1) != 2 or len(shape2) != 2:
+        raise ValueError(f"{name}: inputs must both be 2-D arrays, got shapes {shape1} and {shape2}")
+    if boundary not in _BOUNDARIES:
+        raise ValueError(
+            f"{name}: acceptable boundary flags are 'fill', 'circular' (or 'wrap'), and 'symmetric' (or 'symm'), "
+            f"not boundary={boundary!r}"
+        )
+    _window(shape1, shape2, mode, None, name)
+    correlating = name == "correlate2d"
+    kernel = anp.flip(anp.conj(in2)) if correlating else in2
+    if mode == "valid":
+        out = _convolve(in1, kernel, "valid", "auto", None)
+        swapped = not all(n1 >= n2 for n1, n2 in zip(shape1, shape2))
+        return anp.conj(out) if correlating and swapped else out
+    if mode == "full":
+        widths = [(m - 1, m - 1) for m in shape2]
+    elif correlating:
+        widths = [((m - 1) // 2, m // 2) for m in shape2]
+    else:
+        widths = [(m - 1 - (m - 1) // 2, (m - 1) // 2) for m in shape2]
+    extended = _extend(in1, widths, _BOUNDARIES[boundary], fillvalue, in2, name)
+    return _convolve(extended, kernel, "valid", "auto", None)
+
+
+def _extend(x, widths, extension, fillvalue, other, name):
+    """``x`` extended by ``widths[i] = (before, after)`` entries along each axis ``i``: ``fillvalue``
+    (``"fill"``), periodically (``"wrap"``) or by mirror images repeating the edge (``"symm"``,
+    period ``2n``)."""
+    if extension == "fill":
+        padded = anp.pad(x, widths)
+        fillvalue = _fill_value(fillvalue, x, other, name)
+        if isinstance(fillvalue, (int, float, complex)) and fillvalue == 0:
+            return padded
+        mask = anp.pad(anp.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
+        return anp.add(padded, anp.multiply(fillvalue, mask))
+    for axis, (before, after) in enumerate(widths):
+        n = anp.shape(x)[axis]
+        positions = _np.arange(-before, n + after)
+        if extension == "wrap":
+            index = positions % n
+        else:
+            cycle = positions % (2 * n)
+            index = _np.where(cycle < n, cycle, 2 * n - 1 - cycle)
+        x = take(x, index.tolist(), axis=axis)
+    return x
+
+
+def _fill_value(fillvalue, x, other, name):
+    """``fillvalue`` as SciPy takes it: one entry, cast to an integer output, complex only for a complex
+    output. A Python or NumPy value becomes a Python number; an array of ``x``'s backend (traced or
+    not) stays there, made 0-d."""
+    host = not isbox(fillvalue) and isinstance(fillvalue, (int, float, complex, list, tuple, _np.ndarray, _np.generic))
+    size = _np.size(fillvalue) if host else anp.size(fillvalue)
+    if size != 1:
+        raise ValueError(f"{name}: `fillvalue` must be scalar or an array with one element, got {size} elements")
+    value = _np.asarray(fillvalue).reshape(()).item() if host else anp.reshape(fillvalue, ())
+    if (isinstance(value, complex) if host else anp.iscomplexobj(value)) and not (anp.iscomplexobj(x) or anp.iscomplexobj(other)):
+        if not host or value.imag:
+            raise ValueError(f"{name}: could not cast the complex `fillvalue` {value} to the real output type")
+        value = value.real
+    if _holds_integers(x) and _holds_integers(other):
+        return int(value.real) if host else anp.astype(value, anp.result_type(x, other))
+    return value
 
 
 def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):
@@ -265,26 +566,30 @@ def _windows(signal, axis, n_filter, mode):
     return anp.stack([signal[lead + (slice(j, j + length), ...)] for j in range(n_filter)], axis=-1)
 
 
-def _standard_convolve(backend, in1, in2, method):
-    """The ``"full"`` convolution from the Array API standard: products of ``fftn`` spectra, or
-    (``method="direct"``, integer or boolean input) sums of shifted copies of the larger input
-    scaled by each entry of the smaller."""
+def _standard_convolve(backend, in1, in2, method, axes, full):
+    """The ``"full"`` convolution along ``axes`` (broadcast along the others; shape ``full``) from the
+    Array API standard: products of ``fftn`` spectra, or (``method="direct"``, integer or boolean
+    input) sums of shifted copies of the input with more entries along ``axes``, each scaled by one
+    entry of the other."""
     xp = backend.xp
-    full = tuple(n1 + n2 - 1 for n1, n2 in zip(in1.shape, in2.shape))
     dtype = xp.result_type(in1, in2)
     if method == "direct" or not backend.isdtype(dtype, ("real floating", "complex floating")):
-        small, large = (in1, in2) if math.prod(in1.shape) <= math.prod(in2.shape) else (in2, in1)
+        along = [math.prod(x.shape[a] for a in axes) for x in (in1, in2)]
+        small, large = (in1, in2) if along[0] <= along[1] else (in2, in1)
         device = backend.device(in1)
         out = xp.zeros(full, dtype=dtype, device=device)
-        for index in itertools.product(*(range(n) for n in small.shape)):
-            region = tuple(slice(i, i + n) for i, n in zip(index, large.shape))
-            # no item assignment (JAX arrays are immutable); xp.multiply promotes the 0-d entry as an array (torch's * would not)
-            out = out + backend.scatter_add(full, dtype, device, region, xp.multiply(small[index], large))
+        for index in itertools.product(*(range(small.shape[a]) for a in axes)):
+            entry, region = [slice(None)] * len(full), [slice(None)] * len(full)
+            for a, i in zip(axes, index):
+                entry[a], region[a] = slice(i, i + 1), slice(i, i + large.shape[a])
+            # no item assignment (JAX arrays are immutable); xp.multiply broadcasts the entry (torch's * may not promote)
+            out = out + backend.scatter_add(full, dtype, device, tuple(region), xp.multiply(small[tuple(entry)], large))
         return out
-    axes = tuple(range(len(full)))
+    axes = tuple(axes)
+    sizes = tuple(full[a] for a in axes)
     fft = backend.fft  # the backend's: on Dask it first makes the transformed axes one chunk
     if backend.isdtype(dtype, "complex floating"):
         in1, in2 = xp.astype(in1, dtype), xp.astype(in2, dtype)
-        return fft.ifftn(fft.fftn(in1, s=full, axes=axes) * fft.fftn(in2, s=full, axes=axes), s=full, axes=axes)
-    spectra = fft.rfftn(in1, s=full, axes=axes) * fft.rfftn(in2, s=full, axes=axes)
-    return xp.astype(fft.irfftn(spectra, s=full, axes=axes), dtype)
+        return fft.ifftn(fft.fftn(in1, s=sizes, axes=axes) * fft.fftn(in2, s=sizes, axes=axes), s=sizes, axes=axes)
+    spectra = fft.rfftn(in1, s=sizes, axes=axes) * fft.rfftn(in2, s=sizes, axes=axes)
+    return xp.astype(fft.irfftn(spectra, s=sizes, axes=axes), dtype)

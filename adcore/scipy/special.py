@@ -524,8 +524,8 @@ _GAMMAINC_A_DOC = """the series of P (DLMF 8.7.1) for x < a + 1 and the Legendre
     with its kernel ``igamma_grad_a``). Relative error below 2e-12 in float64 against mpmath
     (``tests/test_accuracy.py``: a from 0.01 to 1000, x from 1e-300 to 1e4 and both tails, where the
     derivative is a normal float; growing as about 2e-15 a, 2e-10 at a = 1e5); 0 where it
-    underflows, and NaN where a > about 1e6 with x near a (more than 10000 terms). Its own derivative in ``x`` is the density times log x - ψ(a); in ``a``
-    it raises ``NotImplementedError`` (second order in a is not implemented)."""
+    underflows, and NaN where a > about 1e6 with x near a (more than 10000 terms). Its own
+    derivative in ``x`` is the density times log x - ψ(a); in ``a`` it raises ``NotImplementedError`` (second order in a is not implemented)."""
 
 gammainc = _special(
     "gammainc",

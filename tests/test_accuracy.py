@@ -200,6 +200,22 @@ def inverse_derivative(f, df, scipy_inverse):
     return lambda y: 1 / df(inverse(f, y, scipy_inverse(float(y))))
 
 
+def gammainc_shape(a, x):
+    """∂P(a, x)/∂a, by mpmath's differentiation of P for x <= a and of -Q above (each where it has no
+    cancellation against 1)."""
+    if x > a:
+        return -mp.diff(lambda t: mp.gammainc(t, x, mp.inf, regularized=True), a)
+    return mp.diff(lambda t: mp.gammainc(t, 0, x, regularized=True), a)
+
+
+#: small and large shapes, x near 0, either side of a (series and continued fraction), both tails
+GAMMA_SHAPE_GRID = tuple(
+    (a, x)
+    for a in (0.01, 0.1, 0.5, 1.0, 2.5, 10.0, 100.0, 1000.0)
+    for x in (1e-300, 1e-8, 0.01, 0.5, 1.0, 1.5, 3.0, 11.0, 50.0, 101.0, 500.0, 999.0, 1001.0, 1100.0, 2000.0, 1e4)
+)
+
+
 def phi(x):
     return mp.exp(-(x**2) / 2) / mp.sqrt(2 * mp.pi)
 
@@ -332,6 +348,8 @@ SPECIAL = [
         [lambda x: -(x**-0.5) * mp.exp(-x) / mp.gamma(0.5)],
         (1e-300, 1e-8, 0.5, 3.5, 10.0, 100.0, 700.0),
     ),
+    *special_lines("gammainc_shape", special.gammainc, [lambda a, x: gammainc_shape(a, x), None], GAMMA_SHAPE_GRID),
+    *special_lines("gammaincc_shape", special.gammaincc, [lambda a, x: -gammainc_shape(a, x), None], GAMMA_SHAPE_GRID),
     *special_lines("erf", special.erf, [lambda x: 2 / SQRT_PI * mp.exp(-(x**2))], (0.0, *TINY, *sym(0.5, 3.0, 6.0, 26.0, 27.5))),
     *special_lines(
         "erfc", special.erfc, [lambda x: -2 / SQRT_PI * mp.exp(-(x**2))], (0.0, *TINY, *sym(0.5, 3.0, 6.0, 26.0, 27.5))

@@ -1,10 +1,9 @@
 """The chi-squared distribution with ``df`` degrees of freedom: ``scipy.stats.chi2``'s functions.
 
 The gamma distribution with shape ``df / 2`` and scale ``2 * scale``, so each
-function is the ``adcore.scipy.stats.gamma`` one, with its derivatives: every
-argument for ``logpdf`` and ``pdf``; ``x``, ``loc`` and ``scale`` for ``cdf``,
-``logcdf``, ``sf`` and ``logsf``, whose derivative in ``df`` raises
-``NotImplementedError``. NaN where ``df <= 0`` or ``scale <= 0``.
+function is the ``adcore.scipy.stats.gamma`` one, with its derivatives in every
+argument (``cdf``, ``logcdf``, ``sf`` and ``logsf`` in ``df`` to first order only,
+as ``gamma``'s in ``a``). NaN where ``df <= 0`` or ``scale <= 0``.
 """
 
 from ...numpy import wrapper as anp

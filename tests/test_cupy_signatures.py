@@ -532,6 +532,9 @@ OTHER_CASES = {
     "vjp of take of a complex array": _complex_take,
     "fftfreq and rfftfreq on a device": _frequencies_on_a_device,
     "zeros and ones on a device": lambda: make_vjp(lambda x: np.sum(np.multiply(x, x)))(numpy.ones(3))[0](1.0),
+    "isin of a list": lambda: np.isin(numpy.arange(4).view(CupyLike), [1, 2]),
+    "lexsort of a tuple of arrays": lambda: np.lexsort((numpy.array([0.5, -1.5]).view(CupyLike), numpy.arange(2).view(CupyLike))),
+    "gcd of a list": lambda: np.gcd(numpy.arange(4).view(CupyLike), [6, 6, 6, 6]),
 }
 
 

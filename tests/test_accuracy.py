@@ -426,7 +426,8 @@ def test_remainder_is_sampled_beside_its_jumps(dtype):
     for x, y in line.points:
         x, y = numpy.asarray(x, dtype), numpy.asarray(y, dtype)
         exact = math.floor(Fraction(float(x)) / Fraction(float(y)))
-        assert numpy.floor(x / y) == exact, f"remainder at ({x}, {y}) in {dtype}: floor(x / y) is {numpy.floor(x / y)}, exactly {exact}"
+        computed = numpy.floor(x / y)
+        assert computed == exact, f"remainder at ({x}, {y}) in {dtype}: floor(x / y) is {computed}, exactly {exact}"
 
 
 #: the functions of adcore.scipy.special that are not elementwise, or not differentiable

@@ -25,16 +25,6 @@ class JaxBackend(Backend):
         """A writable copy on the host (JAX's ``to_device`` takes a ``Device``, not ``"cpu"``)."""
         return numpy.array(x)
 
-    def numpy_function(self, name):
-        """jax.numpy's ``name``, given arrays for the Python lists of numbers NumPy reads as arrays
-        (JAX refuses them: ``isin(x, [1, 2])``)."""
-        fun = super().numpy_function(name)
-
-        def call(*args, **kwargs):
-            return fun(*(jax.numpy.asarray(a) if _numbers_list(a) else a for a in args), **kwargs)
-
-        return call
-
     def getitem(self, x, index):
         return x[_arrays_for_lists(index)]
 
@@ -51,7 +41,3 @@ def _arrays_for_lists(index):
         return tuple(jax.numpy.asarray(i) if isinstance(i, list) else i for i in index)
     return index
 
-
-def _numbers_list(value):
-    """Whether ``value`` is a (nested) Python list of numbers, which NumPy's functions take as an array."""
-    return isinstance(value, list) and all(isinstance(v, (bool, int, float, complex)) or _numbers_list(v) for v in value)

@@ -139,6 +139,8 @@ def run(args, command, console):
                     done[result["id"]] = result
                     results["workloads"].append(result)
                 progress.update(task, description=f"{letter} {name}: {perf_counter() - start:.1f} s", total=1, completed=1)
+                if not console.is_terminal:  # a log (gpu_check.sh's): a line per workload, as it finishes
+                    progress.console.print(f"{letter} {name}: {perf_counter() - start:.1f} s", markup=False)
         results["machine"]["threads"] = pins.describe()
     finally:
         pins.restore()

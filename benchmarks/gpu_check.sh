@@ -11,20 +11,24 @@
 #                   summary.txt
 #   ADCORE_BACKEND  cupy (default), or numpy for the dry run (no CUDA install, the numpy backend's tests)
 #   TESTS           what pytest runs (default: tests); KEYWORD its -k expression (default: the backend's name)
+#   PYTHON          the interpreter (default: python3; a bare GPU image may have no "python")
 #   WORKERS         pytest-xdist workers (default 8; 0 without pytest-xdist)
-#   TEST_TIMEOUT, BENCH_TIMEOUT   seconds for the tests and the benchmarks (default 300 and 240): both run, and
-#                   what a step wrote before its limit stays in OUT
+#   TEST_TIMEOUT, BENCH_TIMEOUT, JAX_TIMEOUT   seconds for the tests, the benchmarks without JAX, and JAX's
+#                   own run (default 300, 240 and 180; JAX compiling for the GPU may take minutes): each runs, and
+#                   what a step wrote before its limit stays in OUT (the rows without JAX are written first)
 #   BENCH_ARGS      more arguments for python -m benchmarks (e.g. "--only a,c,d")
-#   WHEELS          a folder of wheels to install missing packages from (the GPU machine may have no network)
+#   WHEELS          a folder of wheels to install missing packages from; without it nothing is installed (the GPU
+#                   machine may have no network: pip would spend minutes retrying), the missing ones are named
 #
 # adcore itself is not installed: it runs from this checkout (PYTHONPATH), so only its dependencies are needed.
-# CuPy is installed only if it does not import: cupy-cuda12x[ctk] or cupy-cuda13x[ctk] by the driver's CUDA major,
-# which brings NVIDIA's CUDA library wheels (adcore's [cuda12] / [cuda13] extras).
+# CuPy is installed (from WHEELS) only if it does not import: cupy-cuda12x[ctk] or cupy-cuda13x[ctk] by the driver's
+# CUDA major, which brings NVIDIA's CUDA library wheels (adcore's [cuda12] / [cuda13] extras).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 backend="${ADCORE_BACKEND:-cupy}"
 out="${OUT:-gpu-check}"
 workers="${WORKERS:-8}"
+py="${PYTHON:-python3}"
 mkdir -p "$out"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
@@ -33,16 +37,17 @@ summary="$out/summary.txt"
 
 step() { echo "[$(date +%T)] $*" | tee -a "$summary"; }
 
-pip_install() {  # pip install "$@", from $WHEELS when given, else from the index; never fatal
-    if [ -n "${WHEELS:-}" ]; then
-        python -m pip install --no-index --find-links "$WHEELS" "$@" >>"$out/install.txt" 2>&1
-    else
-        python -m pip install "$@" >>"$out/install.txt" 2>&1
-    fi || step "could not install $* (see install.txt)"
+pip_install() {  # pip install "$@" from $WHEELS, never from the network; never fatal
+    if [ -z "${WHEELS:-}" ]; then
+        step "not installing $*: no WHEELS folder given (set WHEELS=<folder of wheels>)"
+        return
+    fi
+    "$py" -m pip install --no-index --find-links "$WHEELS" "$@" >>"$out/install.txt" 2>&1 \
+        || step "could not install $* from $WHEELS (see install.txt)"
 }
 
 missing_modules() {  # the names among "$@" that do not import
-    python - "$@" <<'EOF'
+    "$py" - "$@" <<'EOF'
 import importlib.util, sys
 print(" ".join(name for name in sys.argv[1:] if importlib.util.find_spec(name) is None))
 EOF
@@ -52,19 +57,19 @@ EOF
 step "backend $backend, output in $out"
 {
     echo "== nvidia-smi"; nvidia-smi 2>&1 || echo "no nvidia-smi"
-    echo "== python"; python -VV
-    echo "== packages"; python -m pip list 2>/dev/null | grep -i -E "^(numpy|scipy|array-api-[a-z]+|cupy[-a-z0-9]*|cuda-[a-z-]+|nvidia-[a-z0-9-]+|torch|jax|jaxlib|jax-cuda[a-z0-9-]*|pytest|pytest-xdist|hypothesis|dask|rich|matplotlib|scikit-learn) " || true
+    echo "== interpreter: $py"; "$py" -VV
+    echo "== packages"; "$py" -m pip list 2>/dev/null | grep -i -E "^(numpy|scipy|array-api-[a-z]+|cupy[-a-z0-9]*|cuda-[a-z-]+|nvidia-[a-z0-9-]+|torch|jax|jaxlib|jax-cuda[a-z0-9-]*|pytest|pytest-xdist|hypothesis|dask|rich|matplotlib|scikit-learn) " || true
 } >"$out/environment.txt" 2>&1
 
 # ---- 2. install what is missing ----
 if [ "$backend" = cupy ]; then
-    if ! python -c "import cupy" 2>/dev/null; then
+    if ! "$py" -c "import cupy" 2>/dev/null; then
         major=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9]*\).*/\1/p' | head -1)
         extra=$([ "${major:-12}" -ge 13 ] && echo cuda13x || echo cuda12x)
         step "CuPy does not import; the driver says CUDA ${major:-unknown}: installing cupy-$extra[ctk]"
         pip_install "cupy-$extra[ctk]>=14"
     fi
-    python - >>"$out/environment.txt" 2>&1 <<'EOF'
+    "$py" - >>"$out/environment.txt" 2>&1 <<'EOF'
 print("== CuPy")
 import cupy
 cupy.show_config()
@@ -92,7 +97,7 @@ fi
 
 # ---- 3. a first derivative on the backend (seconds; tells at once whether the backend runs at all) ----
 step "smoke test"
-timeout 120 python - "$backend" >"$out/smoke.txt" 2>&1 <<'EOF'
+timeout 120 "$py" - "$backend" >"$out/smoke.txt" 2>&1 <<'EOF'
 import sys, time
 import numpy
 import backends
@@ -113,20 +118,24 @@ step "smoke test: exit $? ($(tail -1 "$out/smoke.txt"))"
 
 # ---- 4. the test matrix on the backend ----
 xdist=()
-if [ "$workers" != 0 ] && python -c "import xdist" 2>/dev/null; then xdist=(-n "$workers"); fi
+if [ "$workers" != 0 ] && "$py" -c "import xdist" 2>/dev/null; then xdist=(-n "$workers"); fi
 step "pytest ${TESTS:-tests} -k '${KEYWORD:-$backend}' ${xdist[*]} (limit ${TEST_TIMEOUT:-300} s)"
 # shellcheck disable=SC2086 # TESTS is a list of paths
-timeout "${TEST_TIMEOUT:-300}" python -m pytest -p no:cacheprovider "${xdist[@]}" -k "${KEYWORD:-$backend}" -rfE \
+timeout "${TEST_TIMEOUT:-300}" "$py" -m pytest -p no:cacheprovider "${xdist[@]}" -k "${KEYWORD:-$backend}" -rfE \
     --junitxml="$out/pytest.xml" ${TESTS:-tests} >"$out/pytest.txt" 2>&1
 status=$?
 step "pytest: exit $status: $(tail -1 "$out/pytest.txt")"
 
-# ---- 5. the benchmarks (peers: torch on CUDA and JAX on the GPU when the backend is cupy) ----
+# ---- 5. the benchmarks: adcore and the peers but JAX first (written whatever JAX does), then JAX in its own run ----
+# (peers: torch on CUDA and JAX on the GPU when the backend is cupy); each workload's progress goes to the terminal
 name=$([ "$backend" = cupy ] && echo gpu || echo "$backend")
-step "python -m benchmarks --backend $backend --quick ${BENCH_ARGS:-} (limit ${BENCH_TIMEOUT:-240} s)"
-# shellcheck disable=SC2086 # BENCH_ARGS is a list of arguments
-timeout "${BENCH_TIMEOUT:-240}" python -m benchmarks --backend "$backend" --quick --json "$out/$name.json" \
-    --plot "$out/$name.png" ${BENCH_ARGS:-} >"$out/benchmarks.txt" 2>&1
-status=$?
-step "benchmarks: exit $status, $(ls "$out/$name.json" "$out/$name.png" 2>/dev/null | tr '\n' ' ')"
+bench() {  # bench LABEL LIMIT PEERS FILE: one bounded run of python -m benchmarks, its output shown and kept
+    step "benchmarks $1: --peers '$3' --quick ${BENCH_ARGS:-} (limit $2 s)"
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of arguments
+    timeout "$2" "$py" -m benchmarks --backend "$backend" --quick --peers "$3" --json "$out/$4.json" \
+        --plot "$out/$4.png" ${BENCH_ARGS:-} 2>&1 | tee "$out/$4.txt" | sed -u "s/^/  [$1] /"
+    step "benchmarks $1: exit ${PIPESTATUS[0]}, $(ls "$out/$4.json" "$out/$4.png" 2>/dev/null | tr '\n' ' ')"
+}
+bench "without JAX" "${BENCH_TIMEOUT:-240}" adcore.jit,autograd,torch "$name"
+bench "JAX" "${JAX_TIMEOUT:-180}" jax,jax.jit "$name-jax"
 step "done"

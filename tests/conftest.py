@@ -101,6 +101,8 @@ STRICT_LIMITS = {
 }
 LU = "`scipy.linalg.lu_factor`: the Array API standard has no LU factorisation"
 ODEINT = "`odeint`: scipy.integrate.odeint runs on NumPy arrays only"
+NO_JN = "`jn`: cupyx.scipy.special (CuPy 14) has none (adcore raises NotImplementedError)"
+NO_IV = "`iv`: cupyx.scipy.special (CuPy 14) has neither iv nor ive (adcore raises NotImplementedError)"
 #: backend id -> {test pattern: reason}, one place per backend. A pattern matches the start of the
 #: test's name ``file::test_name[ids]`` with the backend's id left out of the ids (``*`` matches anything).
 #: Each reason starts with the gap's name in README's backend table, in backticks (tests/test_readme.py checks).
@@ -118,9 +120,10 @@ KNOWN_FAILURES = {
     },
     "jax": {"test_scipy_linalg.py::test_*[lu_": LU, "test_scipy_signal_integrate.py::test_*[odeint_": ODEINT},
     "cupy": {
-        "test_scipy_special.py::test_*[jn": "`jn`: cupyx.scipy.special (CuPy 14) has none (adcore raises NotImplementedError)",
-        "test_scipy_special.py::test_*[iv": "`iv`: cupyx.scipy.special (CuPy 14) has neither iv nor ive (adcore raises "
-        "NotImplementedError)",
+        "test_scipy_special.py::test_*[jn": NO_JN,
+        "test_accuracy.py::test_*[jn_": NO_JN,
+        "test_scipy_special.py::test_*[iv": NO_IV,
+        "test_accuracy.py::test_*[iv": NO_IV,
         "test_scipy_special.py::test_*[kv": "`kv`: cupyx.scipy.special (CuPy 14) has neither kv nor kve (adcore raises "
         "NotImplementedError)",
         "test_scipy_special.py::test_*[wrightomega": "`wrightomega`: cupyx.scipy.special (CuPy 14) has none (adcore raises "

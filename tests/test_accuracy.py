@@ -12,6 +12,7 @@ print the largest error of each line per backend and dtype.
 """
 
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy
@@ -155,7 +156,9 @@ NUMPY += [
         "remainder",
         np.remainder,
         [lambda x, y: 1, lambda x, y: -mp.floor(x / y)],
-        pairs((5.5, 2.0), (-5.5, 2.0), (0.3, 0.1), (0.7, 0.1), (1e10 + 0.5, 3.0), (7.0, -2.5), (1e-300, 3.0)),
+        # each x / y beside an integer (a jump of the derivative in y), not within a rounding of one in either dtype:
+        # float32's 0.7 / 0.1 rounds to 7 where the exact quotient is below it (CuPy's floor(x / y) then differs)
+        pairs((5.5, 2.0), (-5.5, 2.0), (0.3, 0.1), (0.69, 0.1), (1e10 + 0.5, 3.0), (7.0, -2.5), (1e-300, 3.0)),
     ),
     *accurate(
         "copysign",
@@ -477,6 +480,19 @@ for line in TABLE:
         line.skip.setdefault("dask", "a few lines only run on Dask (DASK_LINES), whose elementwise arithmetic is NumPy's")
 
 test_derivative_accuracy = accuracy_tests(TABLE)
+
+@pytest.mark.parametrize("dtype", REAL)
+def test_remainder_is_sampled_beside_its_jumps(dtype):
+    """At each point of ``remainder``'s line, ``floor(x / y)`` computed in ``dtype`` is the exact quotient's floor:
+    no point lies within a rounding of a jump, where a library computing ``floor(x / y)`` (CuPy) gives the other
+    side's derivative."""
+    (line,) = [line for line in TABLE if line.name == "remainder[y]"]
+    for x, y in line.points:
+        x, y = numpy.asarray(x, dtype), numpy.asarray(y, dtype)
+        exact = math.floor(Fraction(float(x)) / Fraction(float(y)))
+        computed = numpy.floor(x / y)
+        assert computed == exact, f"remainder at ({x}, {y}) in {dtype}: floor(x / y) is {computed}, exactly {exact}"
+
 
 #: the functions of adcore.scipy.special that are not elementwise, or not differentiable
 NOT_ELEMENTWISE = {"logsumexp", "softmax", "log_softmax", "gammasgn"}

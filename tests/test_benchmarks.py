@@ -258,3 +258,15 @@ def test_command_line_on_array_api_strict(tmp_path):
     results = json.loads(path.read_text())
     assert results["machine"]["backend"] == "array_api_strict"
     assert results["workloads"][0]["contenders"]["adcore"]["hand-written"] > 0
+
+
+def test_gpu_check_runs_on_a_bare_machine():
+    """benchmarks/gpu_check.sh calls ``$PYTHON`` (python3 by default: a bare GPU image has no ``python``), installs
+    only from a WHEELS folder (pip without a network retries for minutes), and gives JAX its own bounded run."""
+    script = (ROOT / "benchmarks" / "gpu_check.sh").read_text()
+    code = [line.split("#")[0] for line in script.splitlines() if not line.lstrip().startswith("#")]
+    assert not [line for line in code if re.search(r"(^|[\s;(|])python3?\s", line)], "a bare python or python3 call"
+    assert 'py="${PYTHON:-python3}"' in script
+    installs = [line for line in code if "pip install" in line]
+    assert installs and all("--no-index" in line for line in installs), installs
+    assert '"${JAX_TIMEOUT:-' in script

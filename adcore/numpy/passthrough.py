@@ -132,22 +132,80 @@ def ufunc_signature(ufunc):
     return inspect.Signature(parameters)
 
 
+#: NumPy's name -> its parameters that NumPy reads as arrays (``array_like``: a number, or a list or tuple) where
+#: a library takes arrays only (CuPy's ``isin(x, [1, 2])``: "'list' object has no attribute 'ravel'"; its
+#: ``lexsort`` of a tuple of keys; JAX's functions of lists). A ufunc's operands are also read as arrays, but
+#: libraries take numbers there (and promote them as Python scalars): only their lists and tuples are made arrays.
+ARRAY_LIKE = {
+    "isin": ("element", "test_elements"),
+    "lexsort": ("keys",),
+    "packbits": ("a",),
+    "unpackbits": ("a",),
+    "unravel_index": ("indices",),
+    "histogram": ("a", "weights"),
+    "histogram_bin_edges": ("a", "weights"),
+    "histogram2d": ("x", "y", "weights"),
+    "histogramdd": ("weights",),
+}
+
+
 def on_backend(name):
     """NumPy's ``name``, non-differentiable, computed by the library of its array arguments
-    (``Backend.numpy_function``); with no array argument, by NumPy, array results on the default backend."""
+    (``Backend.numpy_function``), what NumPy reads as an array there (``ARRAY_LIKE``) made an array of that
+    library and device first; with no array argument, by NumPy, array results on the default backend."""
+    numpy_fun = getattr(_np, name)
+    signature = readable_signature(numpy_fun)
+    ufunc = isinstance(numpy_fun, _np.ufunc)
+    if signature is None:
+        array_like = ()
+    elif ufunc:
+        array_like = tuple(signature.parameters)[: numpy_fun.nin]
+    else:
+        array_like = ARRAY_LIKE.get(name, ())
+    made_arrays = (list, tuple) if ufunc else (list, tuple, bool, int, float, complex, _np.generic)
 
     def raw(*args, **kwargs):
         args, kwargs = unboxed(args), unboxed(kwargs)
         arrays = arrays_in((*args, *kwargs.values()))
         if not arrays:
-            return _on_default_backend(getattr(_np, name)(*args, **kwargs))
-        return backend_of(*arrays, op=name).numpy_function(name)(*args, **kwargs)
+            return _on_default_backend(numpy_fun(*args, **kwargs))
+        backend = backend_of(*arrays, op=name)
+        library_fun = backend.numpy_function(name)
+        if array_like and any(isinstance(v, made_arrays) for v in (*args, *kwargs.values())):
+            args, kwargs = _as_arrays(backend, backend.device(arrays[0]), signature, array_like, made_arrays, args, kwargs)
+        return library_fun(*args, **kwargs)
 
     doc = f"NumPy's ``{name}`` (not differentiable), computed by the library of its array arguments."
-    signature = readable_signature(getattr(_np, name))
     if signature is not None:
         raw.__signature__ = signature
     return notrace_primitive(_named(raw, name, doc))
+
+
+def _as_arrays(backend, device, signature, names, kinds, args, kwargs):
+    """``(args, kwargs)`` with the values of the types ``kinds`` given to the parameters ``names`` of ``signature``
+    made arrays of ``backend`` on ``device`` (as NumPy reads them: a sequence of arrays is their stack); unchanged
+    if they do not bind (the library's own function then says what is wrong)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs
+    for parameter in names:
+        value = bound.arguments.get(parameter)
+        if isinstance(value, kinds):
+            bound.arguments[parameter] = _as_backend_array(backend, device, value)
+    return bound.args, bound.kwargs
+
+
+def _as_backend_array(backend, device, value):
+    """The array NumPy's ``asarray`` makes of ``value`` (a number, an array, or a nested list or tuple of them),
+    as an array of ``backend`` on ``device``."""
+    if hasattr(value, "shape") and not isinstance(value, _np.generic):
+        return value
+    if isinstance(value, (list, tuple)) and arrays_in(value):
+        return backend.stack([_as_backend_array(backend, device, item) for item in value])
+    if isinstance(value, _np.generic):
+        return backend.from_numpy(_np.asarray(value), device=device)
+    return backend.asarray(value, device=device)
 
 
 def made_by_numpy(name):
@@ -383,8 +441,10 @@ isin = on_backend("isin")
 
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
     """NumPy's ``in1d`` (removed in NumPy 2.4; autograd offers it beside NumPy 2.1-2.3): ``isin`` of the
-    flattened ``ar1``, a 1-d bool array on ``ar1``'s backend (not differentiable)."""
-    return isin(_ravel(ar1), ar2, assume_unique=assume_unique, invert=invert, kind=kind)
+    flattened ``ar1``, a 1-d bool array on ``ar1``'s backend (not differentiable). ``kind`` is passed on only
+    when given (CuPy's ``isin`` has no such parameter)."""
+    options = {} if kind is None else {"kind": kind}
+    return isin(_ravel(ar1), ar2, assume_unique=assume_unique, invert=invert, **options)
 
 
 lexsort = on_backend("lexsort")

@@ -68,7 +68,7 @@ _by_type = _TypeRegistry()
 
 def forget_on_change(forget):
     """Call ``forget(value_type)`` whenever the backend registered for ``value_type`` changes or is
-    removed, so that a cache keyed on array types (snapshot and freeze functions, mutability) never
+    removed, so that a cache keyed on array types (snapshot and fingerprint functions, mutability) never
     serves a backend that no longer serves that type."""
     _by_type.forgetters.append(forget)
 

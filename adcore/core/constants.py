@@ -59,31 +59,31 @@ class Constants:
         for argnum, arg in enumerate(args):
             if argnum in argnums:
                 continue
-            snapshot = snapshots.get(type(arg), _UNSEEN)
+            arg_type = type(arg)
+            snapshot = snapshots.get(arg_type, _UNSEEN)
             if snapshot is _UNSEEN:
                 snapshot = snapshots.find(arg)
             if snapshot is None:
-                immutable_types.add(type(arg))
+                immutable_types.add(arg_type)
                 continue
-            if self.copy_budget is not None and self.checks(arg, fun):
-                continue
+            if self.copy_budget is not None:
+                if id(arg) in self.checked:
+                    continue
+                fingerprint = fingerprints.get(arg_type, _UNSEEN)
+                if fingerprint is _UNSEEN:
+                    fingerprint = fingerprints.find(arg)
+                if fingerprint is not None:
+                    size = arg.nbytes
+                    if size <= self.copy_budget:
+                        self.copy_budget -= size
+                    elif self.check(arg, fingerprint, fun):
+                        continue
             copied = copied or list(args)
             copied[argnum] = snapshot(arg)
         return args if copied is None else tuple(copied)
 
-    def checks(self, value, fun):
-        """Whether ``value`` is kept as it is and checked at the end (else the caller copies it)."""
-        if id(value) in self.checked:
-            return True
-        fingerprint = fingerprints.get(type(value), _UNSEEN)
-        if fingerprint is _UNSEEN:
-            fingerprint = fingerprints.find(value)
-        if fingerprint is None:
-            return False
-        size = value.nbytes
-        if size <= self.copy_budget:
-            self.copy_budget -= size
-            return False
+    def check(self, value, fingerprint, fun):
+        """Keep ``value`` as it is, with its fingerprint, for :meth:`verify`; False if it has none."""
         taken = fingerprint(value)
         if taken is None:
             return False

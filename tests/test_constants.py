@@ -382,3 +382,32 @@ def test_derivatives_beside_writers_and_a_jit_recording():
     for (fun, _), got, want in zip(tasks, results, expected):
         numpy.testing.assert_array_equal(numpy.asarray(got), numpy.asarray(want), err_msg=fun.__name__)
     assert constant.flags.writeable and gc.isenabled()
+
+
+# ---- the table of module-level state ----
+
+
+def test_every_module_level_mutable_is_in_the_table():
+    """docs/module-state.md names every module-level dict, list, set, type map, context variable, counter,
+    lock and thread-local of ``adcore`` and ``backends`` (a new one needs a line saying who writes it and when)."""
+    import contextvars
+    import itertools
+    import pathlib
+    import pkgutil
+    import weakref
+
+    import backends
+
+    table = (pathlib.Path(__file__).parent.parent / "docs" / "module-state.md").read_text()
+    kinds = (dict, list, set, contextvars.ContextVar, itertools.count, threading.local, type(threading.Lock()), weakref.WeakValueDictionary)
+    missing = set()
+    for package in (adcore, backends):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            try:
+                module = importlib.import_module(info.name)
+            except ImportError:  # an optional library (cupy, jax) not installed here
+                continue
+            for name, value in vars(module).items():
+                if isinstance(value, kinds) and not name.startswith("__") and not name.endswith("_all") and f"{name}`" not in table:
+                    missing.add(f"{info.name}.{name}")
+    assert not missing, f"not in docs/module-state.md: {sorted(missing)}"

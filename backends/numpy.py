@@ -122,7 +122,9 @@ class NumPyBackend(Backend):
     def fingerprint(self, x):
         """``(shape, strides, dtype, CRC-32 of the entries)`` of an ``ndarray`` ``x`` (None for other types and
         for object arrays, whose entries are references). The entries are read once, without a copy when they
-        lie in one block of memory; the axes of a broadcast view (stride 0) are read once."""
+        lie in one block of memory; the axes of a broadcast view (stride 0) are read once. Two fingerprints of
+        different entries are equal with the odds of a CRC-32 collision (one in 2**32 for a random change; none
+        for a change of up to 32 consecutive bits)."""
         if type(x) is not numpy.ndarray or x.dtype.hasobject:
             return None
         entries = x[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in x.strides)]

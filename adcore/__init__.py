@@ -1,5 +1,9 @@
 """adcore: automatic differentiation of NumPy-style code on pluggable array backends.
 
+A derivative has no effect outside itself: it changes no flag of the user's arrays, keeps nothing of
+a call at module level, and leaves other threads alone; docs/module-state.md lists every module-level
+mutable of ``adcore`` and ``backends``, with who writes it and when.
+
 >>> import adcore.numpy as np
 >>> from adcore import grad
 >>> float(grad(lambda x: np.sin(x) * x)(0.0))

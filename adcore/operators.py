@@ -510,7 +510,7 @@ def grad(fun, x):
 def _pullback_of_ones(fun, checked, x, traced=None):
     """``(ans, cotangent of x)`` for ``ans = traced(x)`` (default ``checked``: ``fun`` with its output
     checked, whose space ``ans`` has) and the cotangent of ones: one trace and one backward pass
-    (``value_and_vjp``: constants read-only, not copied)."""
+    (``value_and_vjp``: constants copied up to a budget, beyond it checked at the end)."""
     return value_and_vjp(traced or checked, x, lambda ans: checked.space.ones(), fun.op)
 
 

@@ -11,6 +11,7 @@ import contextvars
 import importlib
 import numbers
 import sys
+import threading
 from contextlib import contextmanager
 
 import array_api_compat
@@ -35,6 +36,7 @@ __all__ = [
 NAMES = ("numpy", "cupy", "array_api_strict", "torch", "jax", "dask")
 
 _loaded = {}
+_load_lock = threading.Lock()
 _UNSEEN = object()
 
 
@@ -68,7 +70,7 @@ _by_type = _TypeRegistry()
 
 def forget_on_change(forget):
     """Call ``forget(value_type)`` whenever the backend registered for ``value_type`` changes or is
-    removed, so that a cache keyed on array types (snapshot and freeze functions, mutability) never
+    removed, so that a cache keyed on array types (snapshot and fingerprint functions, mutability) never
     serves a backend that no longer serves that type."""
     _by_type.forgetters.append(forget)
 
@@ -94,7 +96,8 @@ def get_backend(name):
     if name not in NAMES:
         raise ValueError(f"unknown adcore backend {name!r}; the backends are {', '.join(NAMES)}")
     try:
-        _loaded[name] = backend = _load(name)
+        with _load_lock:  # one Backend object per library, also when threads ask for it first at once
+            backend = _loaded.get(name) or _loaded.setdefault(name, _load(name))
     except ImportError as error:
         library, extras = LIBRARIES[name]
         raise ImportError(

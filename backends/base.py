@@ -139,15 +139,15 @@ class Backend:
         default is False: a library whose writes make new arrays (Dask) or that has none (JAX)."""
         return False
 
-    #: Whether ``freeze`` can mark this library's arrays read-only (then constants of a single-use
-    #: trace are marked instead of copied by ``snapshot``).
-    read_only_flags = False
+    #: Whether ``fingerprint`` can check this library's arrays for writes without copying them (then
+    #: constants of a single-use trace past its copy budget are checked instead of copied by ``snapshot``).
+    checks_constants = False
 
-    def freeze(self, x):
-        """Mark ``x`` read-only and return ``thaw()``, which restores its flags, or return None
-        (marking nothing) where the flags could not be given back (the caller then copies ``x``);
-        only called when ``read_only_flags`` is true."""
-        raise NotImplementedError(f"the {self.name} backend cannot mark arrays read-only")
+    def fingerprint(self, x):
+        """A value equal to an earlier fingerprint of ``x`` exactly when ``x``'s entries, shape and dtype are
+        as they were, or None where ``x`` cannot be fingerprinted (the caller then copies it); only called
+        when ``checks_constants`` is true, for an ``x`` with an ``nbytes``."""
+        raise NotImplementedError(f"the {self.name} backend cannot fingerprint arrays")
 
     def getitem(self, x, index):
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""

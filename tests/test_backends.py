@@ -278,20 +278,20 @@ def test_numpy_python_floats_still_give_a_float64():
 
 
 def test_caches_keyed_on_array_types_follow_the_registry(monkeypatch):
-    """A backend standing in for NumPy's (as the cupy signature tests' does) leaves no snapshot, freeze or
+    """A backend standing in for NumPy's (as the cupy signature tests' does) leaves no snapshot, fingerprint or
     mutability found for ``numpy.ndarray`` behind: after it goes, NumPy arrays are NumPy's again."""
-    from adcore.core import freezers, snapshots
+    from adcore.core import fingerprints, snapshots
 
     x = numpy.ones(3)
     numpy_backend = backends.get_backend("numpy")
     adcore.make_vjp(lambda x: np.sum(np.multiply(x, x)))(x)
-    assert snapshots.find(x).__self__ is numpy_backend and freezers.find(x).__self__ is numpy_backend
+    assert snapshots.find(x).__self__ is numpy_backend and fingerprints.find(x).__self__ is numpy_backend
     stand_in = type(numpy_backend)()
     with monkeypatch.context() as patched:
         patched.setitem(backends._by_type, numpy.ndarray, stand_in)
         adcore.make_vjp(lambda x: np.sum(np.multiply(x, x)))(x)
-        assert snapshots.find(x).__self__ is stand_in and freezers.find(x).__self__ is stand_in
-    assert snapshots.find(x).__self__ is numpy_backend and freezers.find(x).__self__ is numpy_backend
+        assert snapshots.find(x).__self__ is stand_in and fingerprints.find(x).__self__ is stand_in
+    assert snapshots.find(x).__self__ is numpy_backend and fingerprints.find(x).__self__ is numpy_backend
 
 
 NAN, INF = numpy.nan, numpy.inf

@@ -4,6 +4,7 @@ It imports no array library; arrays enter through the types registered with
 ``Box.register`` and ``VSpace.register`` (or their resolvers).
 """
 
+from .constants import fingerprints, snapshot_value, snapshots
 from .forward import JVPNode, def_linear, defjvp, defjvp_argnum, defjvp_argnums, make_jvp, primitive_jvps
 from .reverse import (
     RuleNotDefined,
@@ -15,13 +16,10 @@ from .reverse import (
     defvjp_argnums,
     defvjp_is_zero,
     defvjp_saved_values,
-    freezers,
     make_vjp,
     output_joiners,
     primitive_vjps,
     saved_values_vjps,
-    snapshot_value,
-    snapshots,
     toposort,
     value_and_vjp,
 )
@@ -64,7 +62,7 @@ __all__ = [
     "defvjp_argnums",
     "defvjp_is_zero",
     "defvjp_saved_values",
-    "freezers",
+    "fingerprints",
     "getval",
     "isbox",
     "make_jvp",

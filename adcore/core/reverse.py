@@ -7,9 +7,9 @@ array library.
 """
 
 import itertools
-import threading
 from operator import attrgetter
 
+from .constants import COPY_BUDGET, Constants, immutable_types, snapshot_value
 from .tracer import Node, TypeMap, gc_paused, getval, primitive_name, trace
 from .vspace import VSpace, accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
 
@@ -17,15 +17,6 @@ primitive_vjps = {}
 #: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
 saved_values_vjps = {}
 
-#: ``type -> snapshot(value)``: a copy that later writes to ``value`` cannot reach, for the
-#: mutable array types (filled by the array layer); None for immutable types.
-snapshots = TypeMap("adcore cannot snapshot", required=False)
-#: ``type -> freeze(value)``: marks ``value`` read-only and returns ``thaw()``, which restores its
-#: flags; None for the types that cannot be marked (filled by the array layer).
-freezers = TypeMap("adcore cannot mark read-only", required=False)
-#: The types of constant arguments found to need neither a snapshot nor a freeze (numbers, boxes...).
-immutable_types = set()
-_UNSEEN = object()
 _creation_numbers = itertools.count()
 
 #: ``type -> join(output)``: a function's output of a container type that holds traced values, made
@@ -131,91 +122,6 @@ def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
     primitive_vjps[fun] = rule.vjp_maker
 
 
-class Constants:
-    """How the nodes of one trace keep their constant arguments (mutable arrays that are not
-    parents: data, weights held fixed), so that writes to them before the backward pass cannot
-    change the derivative: each is replaced by its snapshot (``snapshots``; a trace whose VJP may
-    run again), or, with ``read_only`` (a single-use trace: ``grad``), marked read-only
-    (``freezers``) until :meth:`restore` instead of copied, a write then raising (:meth:`explain`).
-    Calls on unboxed values pay nothing; a snapshot costs a copy of the array.
-    """
-
-    __slots__ = ["read_only", "frozen"]
-
-    def __init__(self, read_only=False):
-        self.read_only = read_only
-        self.frozen = []  # (value, fun) for each value this trace marked read-only
-
-    def keep(self, args, argnums, fun):
-        copied = None
-        for argnum, arg in enumerate(args):
-            if argnum in argnums:
-                continue
-            freeze = freezers.get(type(arg), _UNSEEN)
-            if freeze is _UNSEEN:
-                freeze = freezers.find(arg)
-            if freeze is not None and self.read_only and self.freeze(arg, freeze, fun):
-                continue
-            snapshot = snapshots.get(type(arg), _UNSEEN)
-            if snapshot is _UNSEEN:
-                snapshot = snapshots.find(arg)
-            if snapshot is not None:
-                copied = copied or list(args)
-                copied[argnum] = snapshot(arg)
-            elif freeze is None:
-                immutable_types.add(type(arg))
-        return args if copied is None else tuple(copied)
-
-    def freeze(self, value, freeze, fun):
-        with _freeze_lock:
-            entry = _frozen.get(id(value))
-            if entry is None:
-                thaw = freeze(value)
-                if thaw is None:
-                    return False
-                _frozen[id(value)] = [value, 1, thaw]
-            else:
-                entry[1] += 1
-        self.frozen.append((value, fun))
-        return True
-
-    def restore(self):
-        """Give back the flags of the values this trace marked (once no running trace holds them)."""
-        with _freeze_lock:
-            for value, _ in self.frozen:
-                entry = _frozen[id(value)]
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del _frozen[id(value)]
-                    entry[2]()
-        self.frozen = []
-
-    def explain(self, error, op, fun):
-        """For NumPy's error on a write to a read-only array, a ``ValueError`` naming the arrays this
-        trace marked; None if it marked none."""
-        if not self.frozen or "read-only" not in str(error):
-            return None
-        used = "; ".join(
-            sorted(
-                {
-                    f"an array of shape {tuple(value.shape)} and dtype {value.dtype} used by {primitive_name(prim)}"
-                    for value, prim in self.frozen
-                }
-            )
-        )
-        return ValueError(
-            f"{op}: {getattr(fun, '__name__', fun)} wrote to a read-only array ({error}). While {op} runs, the arrays "
-            f"that the function uses as constants are read-only rather than copied; here: {used}. "
-            "Write to a copy (x = x.copy()) or finish writing before using the array, or use make_vjp, which copies them"
-        )
-
-
-_freeze_lock = threading.Lock()
-#: ``id(value) -> [value, count, thaw]`` for the values marked read-only by the traces now running
-#: (of all threads): the first marks a value, the last gives its flags back.
-_frozen = {}
-
-
 class RuleNotDefined(NotImplementedError):
     """A primitive has no ``mode`` (``"VJP"`` or ``"JVP"``) rule for the arguments differentiated;
     raised when a trace records the call."""
@@ -254,29 +160,24 @@ def value_and_vjp(fun, x, seed, op="grad"):
     ``seed(ans)`` returns the output's cotangent (it may raise, e.g. for a non-scalar output).
     Python's garbage collector is paused across the trace and the backward pass, each node's
     saved values are freed once its VJP has run, ``x`` and ``ans`` are not copied, and the
-    constant arrays ``fun`` uses are marked read-only until the end rather than copied
-    (:class:`Constants`).
+    constant arrays ``fun`` uses are copied up to a budget, beyond it checked at the end
+    (:class:`~adcore.core.constants.Constants`).
 
     Raises
     ------
     ValueError
-        If ``fun`` writes to one of those read-only arrays, naming ``op``, ``fun`` and the arrays.
+        If ``fun`` (or another thread) wrote to a constant array kept unchecked after using it, naming
+        ``op``, ``fun`` and the arrays.
     """
-    constants = Constants(read_only=True)
+    constants = Constants(copy_budget=COPY_BUDGET)
     with gc_paused():
-        try:
-            end_value, end_node = trace(VJPNode.new_root(constants), fun, x)
-            g = seed(end_value)
-            if end_node is None:
-                return end_value, vspace(x).zeros()
-            return end_value, checked_input_cotangent(vspace(x), backward_pass(g, end_node, release_saved_values=True), fun)
-        except ValueError as error:
-            explained = constants.explain(error, op, fun)
-            if explained is None:
-                raise
-            raise explained from error
-        finally:
-            constants.restore()
+        end_value, end_node = trace(VJPNode.new_root(constants), fun, x)
+        g = seed(end_value)
+        if end_node is None:
+            return end_value, vspace(x).zeros()
+        cotangent = backward_pass(g, end_node, release_saved_values=True)
+    constants.verify(op, fun)
+    return end_value, checked_input_cotangent(vspace(x), cotangent, fun)
 
 
 def checked_input_cotangent(space, cotangent, fun):
@@ -301,12 +202,6 @@ def joined_output(fun):
         return ans if join is None else join(ans)
 
     return joined
-
-
-def snapshot_value(value):
-    """``value``, or its snapshot if it is a mutable array (registered in ``snapshots``)."""
-    snapshot = snapshots.find(value)
-    return value if snapshot is None else snapshot(value)
 
 
 def backward_pass(g, end_node, release_saved_values=False):

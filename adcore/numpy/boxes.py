@@ -4,8 +4,8 @@ import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
 
-from ..core import Box, freezers, getval, isbox, snapshots
-from ..core.reverse import immutable_types
+from ..core import Box, fingerprints, getval, isbox, snapshots
+from ..core.constants import immutable_types
 from . import signatures as np_signatures
 from . import wrapper as anp
 from .arrays import compress
@@ -260,8 +260,8 @@ register_traced_type(ArrayBox)
 
 
 def _backend_method(name, flag):
-    """A resolver for ``snapshots`` or ``freezers``: the backend's method ``name`` for an array of a
-    library whose ``flag`` is set (``mutable_arrays``, ``read_only_flags``); None for boxes and scalars."""
+    """A resolver for ``snapshots`` or ``fingerprints``: the backend's method ``name`` for an array of a
+    library whose ``flag`` is set (``mutable_arrays``, ``checks_constants``); None for boxes and scalars."""
 
     def resolve(value):
         if type(value) in Box.types:
@@ -273,14 +273,14 @@ def _backend_method(name, flag):
 
 
 snapshots.resolvers.append(_backend_method("snapshot", "mutable_arrays"))
-freezers.resolvers.append(_backend_method("freeze", "read_only_flags"))
+fingerprints.resolvers.append(_backend_method("fingerprint", "checks_constants"))
 
 
 def _forget_backend_of(value_type):
-    """Drop what the core's caches found from the former backend of ``value_type`` (its snapshot and freeze
+    """Drop what the core's caches found from the former backend of ``value_type`` (its snapshot and fingerprint
     methods, that it needs neither), when the registry of array types changes (``forget_on_change``)."""
     snapshots.pop(value_type, None)
-    freezers.pop(value_type, None)
+    fingerprints.pop(value_type, None)
     immutable_types.discard(value_type)
 
 

@@ -377,9 +377,12 @@ def pytest_sessionfinish(session, exitstatus):
     else:
         cpu_seconds = _cpu_seconds("self", "children")
     runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
-    kind = "full" if config.getoption("--full") else "default"
-    if config.getoption("--backends") is not None:
+    if config.getoption("--full"):
+        kind = "full"
+    elif config.getoption("--backends") is not None:
         kind = f"leg {_platform()}"
+    else:
+        kind = "default"
     runs[kind] = {
         "command": " ".join(["python -m pytest", *(arg for arg in config.invocation_params.args if arg != "--record-run")]),
         "date": _STARTED["date"],

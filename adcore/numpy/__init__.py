@@ -7,6 +7,7 @@ API library), or on the default backend when it has none.
 
 from numpy import __version__ as __version__  # NumPy's, as autograd.numpy.__version__
 
+from . import emath as emath  # the adcore.numpy.emath namespace (numpy.emath, numpy.lib.scimath)
 from . import fft  # noqa: F401 - the adcore.numpy.fft namespace
 from . import linalg as linalg  # the adcore.numpy.linalg namespace (an explicit re-export)
 from . import random as random  # the adcore.numpy.random namespace (an explicit re-export)

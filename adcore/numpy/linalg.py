@@ -30,7 +30,8 @@ Conventions
   and ``eig``, whose rules are holomorphic (autograd's complex convention), the
   Hermitian factorizations ``cholesky``, ``eigh``, ``eigvalsh`` and ``svd``, and
   the norms, which take complex arrays. ``eig`` and ``eigvals`` return real arrays for real input
-  when every eigenvalue is real, as NumPy's, except on Dask (always complex: the values are unknown).
+  when every eigenvalue is real, as NumPy's before 2.5, except on Dask (always complex: the values are
+  unknown); with NumPy 2.5 and later, complex arrays, as NumPy's.
 - Eigenvalues (``eigh``, ``eig``) and singular values (``svd``) must be
   distinct for the eigenvector and singular-vector derivatives to exist; at
   repeated values they are infinite or NaN, as in every AD system.
@@ -887,14 +888,20 @@ defvjp(qr, grad_qr)
 defjvp(qr, jvp_qr)
 
 
+#: Whether NumPy's ``linalg.eig`` of a real matrix is complex whatever its eigenvalues (NumPy 2.5 and later),
+#: read once from NumPy itself: adcore's ``eig`` and ``eigvals`` follow the NumPy installed
+NUMPY_EIG_ALWAYS_COMPLEX = _np.linalg.eig(_np.eye(1))[0].dtype.kind == "c"
+
+
 @primitive
 def eig(a):
     """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (``(..., n)``) and right
     eigenvectors ``v`` (``(..., n, n)``, unit-norm columns) of each square matrix of ``a``.
 
-    Dtypes, as NumPy's: for real ``a``, real arrays (``float32`` for ``float32`` input, else
-    ``float64``) when every eigenvalue of every matrix is real, complex ones (``complex64``,
-    ``complex128``) otherwise; for complex ``a``, complex arrays. The choice reads the values,
+    Dtypes, as the installed NumPy's: complex arrays (``complex64`` for single precision, else
+    ``complex128``) from NumPy 2.5 on (``NUMPY_EIG_ALWAYS_COMPLEX``); before it, for real ``a``, real
+    arrays (``float32`` for ``float32`` input, else ``float64``) when every eigenvalue of every matrix
+    is real, complex ones otherwise; for complex ``a``, complex arrays. The choice reads the values,
     so it is made where the backend knows them: NumPy, CuPy, torch, JAX and array-api-strict
     (whose ``linalg.eig`` returns complex arrays: adcore takes their real parts, exactly real
     there). On Dask (``Backend.lazy``: the values are unknown until computed) the result is
@@ -914,7 +921,8 @@ def eig(a):
     backend = backend_of(a, op="eig")
     single = str(a.dtype).split(".")[-1] in ("float32", "complex64")
     complex_dtype = backend.dtype("complex64" if single else "complex128")
-    if not backend.isdtype(a.dtype, "complex floating") and not backend.lazy and _all_real(w, backend):
+    real_input = not backend.isdtype(a.dtype, "complex floating")
+    if real_input and not NUMPY_EIG_ALWAYS_COMPLEX and not backend.lazy and _all_real(w, backend):
         real_dtype = backend.dtype("float32" if single else "float64")
         return EigResult(backend.astype(_real_part(w, backend), real_dtype), backend.astype(_real_part(v, backend), real_dtype))
     return EigResult(backend.astype(w, complex_dtype), backend.astype(v, complex_dtype))

@@ -21,18 +21,23 @@ fi
 MARKERS="autograd and not qcut and not finite-diff and not param-shift"  # PennyLane CI's autograd job
 PY="$VENV/bin/python"
 "$PY" -c "from importlib.metadata import version; assert version('autograd') == '1.8.0' and version('pennylane') == '0.45.1'"
-run() {  # $1: name, then pytest's extra arguments
-  local name=$1; shift
+# The alias is installed at interpreter start (a sitecustomize), in pytest's process and in xdist's workers:
+# pytest imports pennylane (so autograd) before a -p plugin would run, and a library that holds real autograd's
+# modules keeps them after install().
+mkdir -p "$OUT/alias_site"
+echo "import adcore.compat.autograd; adcore.compat.autograd.install()" > "$OUT/alias_site/sitecustomize.py"
+run() {  # $1: name, $2: PYTHONPATH
+  local name=$1
   local start end
   start=$(date +%s.%N)
-  (cd "$TESTS" && PYTHONPATH="$HERE" "$PY" -m pytest "$@" -m "$MARKERS" -n "$WORKERS" -q -p no:cacheprovider \
+  (cd "$TESTS" && PYTHONPATH="$2" "$PY" -m pytest -m "$MARKERS" -n "$WORKERS" -q -p no:cacheprovider \
      --junitxml="$OUT/$name.xml" -o junit_family=xunit1 "${PATHS[@]}" > "$OUT/$name.log" 2>&1) || true
   end=$(date +%s.%N)
   echo "$end - $start" | bc > "$OUT/$name.seconds"
 }
 PATHS=("$@")
-run autograd
-run alias -p benchmarks.clients.alias_plugin
+run autograd "$HERE"
+run alias "$OUT/alias_site:$HERE"
 "$PY" - "$OUT" <<'PYEOF'
 import sys, xml.etree.ElementTree as ET
 out = sys.argv[1]

@@ -465,10 +465,11 @@ def _leaves(value):
 
 class _ContainerType(builtins.type):
     """The type of ``tuple``, ``list`` and ``dict`` below: ``isinstance(x, list)`` is true of plain
-    lists too, as with autograd's, so code may test either name."""
+    lists too, and of traced ones (the value inside the box is looked at), as with autograd's, so code
+    may test either name."""
 
     def __instancecheck__(cls, instance):
-        return builtins.isinstance(instance, cls.__mro__[1])
+        return builtins.isinstance(getval(instance), cls.__mro__[1])
 
 
 class tuple(builtins.tuple, metaclass=_ContainerType):

@@ -10,12 +10,14 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
+import types
 
 import numpy
 import pytest
 
 import adcore
 import adcore.numpy
+import adcore.test_util
 from adcore.compat import autograd as alias
 
 AUTOGRAD_INSTALLED = importlib.util.find_spec("autograd") is not None and alias._finder not in sys.meta_path
@@ -31,23 +33,30 @@ def aliased():
 
 
 @pytest.mark.parametrize("path", sorted(alias.MODULES))
-def test_every_module_path_is_an_adcore_module(path, aliased):
+def test_every_module_path_offers_the_adcore_modules_names(path, aliased):
     module = importlib.import_module(path)
-    assert module is importlib.import_module(alias.MODULES[path])
-    assert module.__spec__.name == alias.MODULES[path]  # the adcore module keeps its own spec
+    target = importlib.import_module(alias.MODULES[path])
+    public = getattr(target, "__all__", None) or [name for name in dir(target) if not name.startswith("_")]
+    for name in public:
+        value = getattr(target, name)
+        if not isinstance(value, types.ModuleType):
+            assert getattr(module, name) is value, f"{path}.{name}"
 
 
 def test_importing_module_paths_leaves_adcore_attributes_in_place(aliased):
-    # the import system sets the parent's attribute named after a module it loads; the parents are adcore
-    # modules (autograd.misc is adcore.misc, whose flatten is the function, as autograd's is)
+    # the import system sets the parent's attribute named after a module it loads: the parents are the
+    # alias's own modules, never adcore's (autograd.misc.flatten is the function, as autograd's is)
     targets = {name: importlib.import_module(target) for name, target in alias.MODULES.items()}
     before = {name: dict(vars(module)) for name, module in targets.items()}
     for path in sorted(alias.MODULES):
         importlib.import_module(path)
     for name, module in targets.items():
-        changed = {key for key, value in vars(module).items() if key in before[name] and before[name][key] is not value}
-        assert not changed, f"{alias.MODULES[name]}: {sorted(changed)} replaced"
-    assert adcore.misc.flatten is importlib.import_module("adcore.misc.flatten").flatten
+        changed = {key for key, value in vars(module).items() if before[name].get(key, value) is not value}
+        added = set(vars(module)) - set(before[name])
+        assert not changed and not added, f"{alias.MODULES[name]}: {sorted(changed | added)} set"
+    import autograd.misc
+
+    assert autograd.misc.flatten is adcore.misc.flatten is importlib.import_module("adcore.misc.flatten").flatten
 
 
 def test_autograd_programs_import_adcore(aliased):
@@ -56,13 +65,14 @@ def test_autograd_programs_import_adcore(aliased):
     from autograd import dict, grad, isinstance, list, primitive, tuple, type  # noqa: A004
     from autograd.scipy.stats import norm
 
-    # autograd.numpy is adcore.numpy's namespace, but for the joining functions that take any iterable
-    assert np.sum is adcore.numpy.sum and np.linalg is adcore.numpy.linalg and np.ArrayBox is adcore.numpy.ArrayBox
-    assert npr is adcore.numpy.random and grad is adcore.grad
-    assert primitive is adcore.core.primitive and norm is importlib.import_module("adcore.scipy.stats.norm")
+    # autograd.numpy holds adcore.numpy's names, but for the joining functions that take any iterable
+    assert np.sum is adcore.numpy.sum and np.linalg.inv is adcore.numpy.linalg.inv and np.ArrayBox is adcore.numpy.ArrayBox
+    assert npr.normal is adcore.numpy.random.normal and grad is adcore.grad
+    assert primitive is adcore.core.primitive and norm.logpdf is importlib.import_module("adcore.scipy.stats.norm").logpdf
     import autograd.core  # served by adcore.compat.autograd_core, leaving adcore.core in place
 
     assert adcore.core is sys.modules["adcore.core"] and autograd.core.defvjp is adcore.core.defvjp
+    assert autograd.core.primitive is not adcore.core.primitive  # the one with autograd's deprecated methods
     assert (isinstance, type, tuple, list, dict) == (adcore.isinstance, adcore.type, adcore.tuple, adcore.list, adcore.dict)
     assert grad(lambda x: np.sum(np.tanh(x) ** 2))(numpy.zeros(3)).tolist() == [0.0, 0.0, 0.0]
 
@@ -80,6 +90,7 @@ def test_autograd_helpers_that_libraries_import(aliased):
     assert func(len) is len and subvals((1, 2, 3), [(0, 5), (2, 6)]) == (5, 2, 6)
     assert make_jvp_reversemode(lambda x: x**3)(2.0)(1.0) == 12.0
     assert unary_to_nary is adcore.operators.unary_to_nary
+    assert check_grads is adcore.test_util.check_grads
 
     @primitive
     def scale(x, y):

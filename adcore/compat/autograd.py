@@ -2,13 +2,14 @@
 
 ``install()`` makes ``import autograd`` and every module path of autograd 1.9.1
 (``autograd.numpy``, ``autograd.numpy.linalg``, ``autograd.scipy.stats.norm``,
-``autograd.extend``, ``autograd.misc.optimizers``, ...) give the adcore module
-that ``MODULES`` names, ahead of an installed autograd::
+``autograd.extend``, ``autograd.misc.optimizers``, ...) give a module holding the
+names of the adcore module that ``MODULES`` names (the same objects), ahead of an
+installed autograd::
 
     import adcore.compat.autograd
     adcore.compat.autograd.install()
 
-    import autograd.numpy as np          # adcore.numpy (adcore.compat.autograd_numpy)
+    import autograd.numpy as np          # adcore.numpy's names (adcore.compat.autograd_numpy)
     from autograd import grad            # adcore.grad
 
 From the command line, a script runs under the alias as ``python -m cProfile``
@@ -28,8 +29,16 @@ import importlib.util
 import os
 import runpy
 import sys
+import types
 
-#: autograd 1.9.1's module path -> the adcore module that serves it.
+if __name__ == "__main__":
+    # Run as a script (``python -m adcore.compat.autograd``), this file is __main__: hand over to the
+    # module itself before anything of it is defined here, so it is executed once, under its own name.
+    from adcore.compat.autograd import main as _main
+
+    sys.exit(_main())
+
+#: autograd 1.9.1's module path -> the adcore module whose names it offers.
 MODULES = {
     "autograd": "adcore",
     "autograd.builtins": "adcore.builtins",
@@ -48,7 +57,7 @@ MODULES = {
     "autograd.numpy.numpy_jvps": "adcore.numpy.rules",
     "autograd.numpy.numpy_vjps": "adcore.numpy.rules",
     "autograd.numpy.numpy_vspaces": "adcore.numpy.vspaces",
-    "autograd.numpy.numpy_wrapper": "adcore.numpy.wrapper",
+    "autograd.numpy.numpy_wrapper": "adcore.compat.autograd_numpy",
     "autograd.numpy.random": "adcore.numpy.random",
     "autograd.scipy": "adcore.scipy",
     "autograd.scipy.integrate": "adcore.scipy.integrate",
@@ -70,27 +79,101 @@ MODULES = {
     "autograd.wrap_util": "adcore.compat.autograd_util",
 }
 
-#: The module paths whose last name is an attribute of the parent's adcore module that is not that module
-#: (``adcore.core``; the function ``adcore.misc.flatten``, as ``autograd.misc.flatten`` is after
-#: ``import autograd.misc.flatten``): :func:`install` registers them rather than leaving them to the finder.
-SHADOWING = ("autograd.core", "autograd.misc.flatten")
+#: The submodules that importing an autograd package imports (its ``__init__.py``), so they are its attributes.
+SUBMODULES = {
+    "autograd": ("builtins", "core", "differential_operators", "extend", "numpy", "tracer", "util", "wrap_util"),
+    "autograd.numpy": ("fft", "linalg", "numpy_boxes", "numpy_jvps", "numpy_vjps", "numpy_vspaces", "numpy_wrapper", "random"),
+    "autograd.scipy": ("integrate", "signal", "special", "stats"),
+    "autograd.scipy.stats": ("beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t"),
+    "autograd.misc": ("flatten", "tracers"),
+}
+
+_CONTAINER_VSPACE = "adcore.builtins:ContainerVSpace"
+
+#: The public names of autograd 1.8's and 1.9.1's modules that the adcore module of the path does not have,
+#: each given by the adcore object that plays its part (``"module:name"``) or the alias module (``"path"``).
+#: autograd's vector spaces of complex arrays, of containers and of ``linalg``'s named-tuple results are
+#: adcore's ``ArrayVSpace`` and ``ContainerVSpace``, which cover those values themselves.
+EXTRA_NAMES = {
+    "autograd.builtins": {
+        **dict.fromkeys(("DictMeta", "ListMeta", "TupleMeta"), "adcore.builtins:_ContainerType"),
+        **dict.fromkeys(("DictVSpace", "ListVSpace", "NamedTupleVSpace", "SequenceVSpace", "TupleVSpace"), _CONTAINER_VSPACE),
+    },
+    "autograd.differential_operators": {"atuple": "adcore.builtins:tuple"},
+    "autograd.misc.fixed_points": {"tuple": "adcore.builtins:tuple"},
+    "autograd.numpy": {"Box": "adcore.core:Box", "builtins": "autograd.builtins"},
+    "autograd.numpy.numpy_boxes": {"SequenceBox": "adcore.builtins:SequenceBox"},
+    "autograd.numpy.numpy_jvps": {"ArrayBox": "adcore.numpy.boxes:ArrayBox", "JVPNode": "adcore.core:JVPNode"},
+    "autograd.numpy.numpy_vjps": {"ArrayBox": "adcore.numpy.boxes:ArrayBox", "VJPNode": "adcore.core:VJPNode"},
+    "autograd.numpy.numpy_vspaces": {
+        "ComplexArrayVSpace": "adcore.numpy.vspaces:ArrayVSpace",
+        **dict.fromkeys(
+            ("EigResultVSpace", "EighResultVSpace", "NamedTupleVSpace", "QRResultVSpace", "SVDResultVSpace", "SlogdetResultVSpace"),
+            _CONTAINER_VSPACE,
+        ),
+    },
+    "autograd.scipy.integrate": {"tuple": "adcore.builtins:tuple"},
+    "autograd.tracer": {
+        "TraceStack": "adcore.compat.autograd_util:TraceStack",
+        "trace_stack": "adcore.compat.autograd_util:trace_stack",
+        "register_notrace": "adcore.extend:register_notrace",
+        "toposort": "adcore.core:toposort",
+    },
+}
+
+#: The classes whose ``__module__`` is autograd's while the alias is installed: code that picks an array
+#: library by ``type(x).__module__.split(".")[0]`` (autoray, PennyLane) sees ``autograd`` for a traced value.
+CLASS_MODULES = {
+    "adcore.core.tracer:Box": "autograd.tracer",
+    "adcore.numpy.boxes:ArrayBox": "autograd.numpy.numpy_boxes",
+    "adcore.builtins:SequenceBox": "autograd.builtins",
+    "adcore.builtins:DictBox": "autograd.builtins",
+}
+
+
+def _resolve(spec):
+    """The object ``"module:name"`` or the module ``"module"`` (an alias path is imported through the alias)."""
+    module, _, name = spec.partition(":")
+    module = importlib.import_module(module)
+    return getattr(module, name) if name else module
 
 
 class _AliasLoader(importlib.abc.Loader):
-    """Gives the adcore module itself (not a copy), so ``autograd.numpy.linalg is adcore.numpy.linalg``."""
+    """Makes the module of an autograd path: a namespace of its own holding the adcore module's public
+    names (``__all__``, else those not starting with ``_``), the submodules autograd's package imports
+    (as alias modules), and ``EXTRA_NAMES``; other names are looked up in the adcore module.
+
+    It is never the adcore module itself, and it has no ``__path__`` into adcore's folders (an empty one
+    for a package) and a ``__file__`` in this folder: a submodule name missing from ``MODULES``, or a
+    file looked up beside ``autograd.__file__``, cannot reach one of adcore's files, which would run a
+    second copy of an adcore module (with its own rules and registries) under another name.
+    """
 
     def __init__(self, target):
         self.target = target
-        self.target_spec = None
 
     def create_module(self, spec):
-        module = importlib.import_module(self.target)
-        self.target_spec = module.__spec__
-        return module
+        return None  # the import system's own module object
 
     def exec_module(self, module):
-        # The import system has just set the module's __spec__ to the alias's: give it back its own.
-        module.__spec__ = self.target_spec
+        target = importlib.import_module(self.target)
+        name = module.__name__
+        module.__file__ = __file__
+        for child in SUBMODULES.get(name, ()):
+            importlib.import_module(f"{name}.{child}")  # the import system sets module.<child>
+        public = getattr(target, "__all__", None) or [key for key in dir(target) if not key.startswith("_")]
+        names = {key: getattr(target, key) for key in public}
+        # an adcore submodule is not autograd's: the alias's own submodule (set above) or none
+        module.__dict__.update({key: value for key, value in names.items() if not isinstance(value, types.ModuleType)})
+        module.__dict__.update({key: _resolve(spec) for key, spec in EXTRA_NAMES.get(name, {}).items()})
+        module.__all__ = sorted({*names, *SUBMODULES.get(name, ()), *EXTRA_NAMES.get(name, {})} & set(vars(module)))
+
+        def __getattr__(key):  # noqa: N807 - the module's attribute hook (PEP 562)
+            if key.startswith("__"):
+                raise AttributeError(f"module {name!r} has no attribute {key!r}")
+            return getattr(target, key)
+
+        module.__getattr__ = __getattr__
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):
@@ -100,34 +183,38 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         target_name = MODULES.get(fullname)
         if target_name is None:
             return None
-        is_package = any(name.startswith(fullname + ".") for name in MODULES)
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(target_name), is_package=is_package)
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(target_name), is_package=fullname in SUBMODULES)
 
 
 _finder = AliasFinder()
 
 
 def install():
-    """Make ``import autograd`` and its submodules give adcore's modules (``MODULES``), from now on.
+    """Make ``import autograd`` and its submodules give adcore's names (``MODULES``), from now on, and give
+    the classes of ``CLASS_MODULES`` autograd's module names.
 
     Modules of a real autograd imported before are dropped from ``sys.modules``
     (code that already holds them keeps them). Calling it again does nothing.
     """
     if _finder in sys.meta_path:
         return
-    for name in [name for name in sys.modules if name == "autograd" or name.startswith("autograd.")]:
-        del sys.modules[name]
+    _drop_autograd_modules()
     sys.meta_path.insert(0, _finder)
-    # Imported here, not by the finder: the import system sets the attribute of the parent named after a
-    # module it loads, and the parent is an adcore module (importing autograd.core would replace adcore.core).
-    for name in SHADOWING:
-        sys.modules[name] = importlib.import_module(MODULES[name])
+    for spec, module in CLASS_MODULES.items():
+        _resolve(spec).__module__ = module
 
 
 def uninstall():
-    """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any."""
+    """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any, and the
+    classes of ``CLASS_MODULES`` have their adcore module names again."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    _drop_autograd_modules()
+    for spec in CLASS_MODULES:
+        _resolve(spec).__module__ = spec.partition(":")[0]
+
+
+def _drop_autograd_modules():
     for name in [name for name in sys.modules if name == "autograd" or name.startswith("autograd.")]:
         del sys.modules[name]
 
@@ -152,10 +239,3 @@ def main(argv=None):
         runpy.run_path(argv[0], run_name="__main__")
     return 0
 
-
-if __name__ == "__main__":
-    # Run as a script, this file is __main__: install the alias of the module itself, so that a
-    # program that imports adcore.compat.autograd and calls install() finds it done.
-    from adcore.compat.autograd import main as _main
-
-    sys.exit(_main())

@@ -15,6 +15,10 @@ from functools import wraps
 import adcore.numpy as _numpy
 
 
+#: ``adcore.numpy``'s public names (the alias's ``autograd.numpy`` adds the submodules autograd binds)
+__all__ = list(_numpy.__all__)
+
+
 def __getattr__(name):
     return getattr(_numpy, name)
 

@@ -5,11 +5,12 @@ The alias (:mod:`adcore.compat.autograd`) serves both module paths from here;
 """
 
 import warnings
+from contextlib import contextmanager
 
-from ..core import toposort
+from ..core import next_trace_id, toposort
 from ..operators import unary_to_nary
 
-__all__ = ["func", "get_doc", "get_name", "quick_grad_check", "subval", "subvals", "toposort", "unary_to_nary", "wraps"]
+__all__ = ["TraceStack", "trace_stack", "func", "get_doc", "get_name", "quick_grad_check", "subval", "subvals", "toposort", "unary_to_nary", "wraps"]
 
 
 def func(f):
@@ -55,3 +56,20 @@ def quick_grad_check(fun, arg0, extra_args=(), kwargs=None, verbose=True, eps=1e
 
     warnings.warn("quick_grad_check is deprecated: use adcore.test_util.check_grads", DeprecationWarning, stacklevel=2)
     check_grads(lambda x: fun(x, *extra_args, **(kwargs or {})), modes=["rev"], order=1)(arg0)
+
+
+class TraceStack:
+    """``autograd.tracer.trace_stack``: ``with trace_stack.new_trace() as t:`` gives the id of a new trace,
+    for code that boxes values itself (``new_box(x, t, node)``) as autograd's ``trace`` does.
+
+    The id is larger than that of every trace running, so the new trace is the innermost one, and a
+    box's ``_trace`` equals ``t`` exactly when it belongs to that trace: what autograd's trace depth
+    tells. adcore's ids come from one counter that only grows, so nothing is kept or reset here.
+    """
+
+    @contextmanager
+    def new_trace(self):
+        yield next_trace_id()
+
+
+trace_stack = TraceStack()

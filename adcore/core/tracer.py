@@ -107,6 +107,11 @@ class Box:
     def __repr__(self):
         return f"{type(self).__name__}({self._value!r}, trace_id={self._trace_id})"
 
+    @property
+    def _trace(self):
+        """autograd's name of ``_trace_id``: boxes of one trace have equal ones, an inner trace's is larger."""
+        return self._trace_id
+
     @classmethod
     def register(cls, value_type):
         Box.types.add(cls)

@@ -1,0 +1,232 @@
+"""What libraries built on autograd (PennyLane, autoray, surpyval) need of the alias's structure.
+
+Each test is one class of fault seen when such a library ran through ``adcore.compat.autograd``:
+names of autograd's modules the alias lacked, ``from autograd.numpy import *``, autograd's trace stack,
+the module names of the box classes, a second copy of an adcore module, ``isinstance`` of a traced
+tuple, and an ``ndarray`` subclass multiplied by a traced array.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import adcore
+import adcore.numpy
+from adcore.compat import autograd as alias
+from adcore.core import VJPNode, getval, isbox, new_box
+
+AUTOGRAD_INSTALLED = importlib.util.find_spec("autograd") is not None and alias._finder not in sys.meta_path
+
+
+@pytest.fixture
+def aliased():
+    saved = {name: module for name, module in sys.modules.items() if name == "autograd" or name.startswith("autograd.")}
+    alias.install()
+    yield
+    alias.uninstall()
+    sys.modules.update(saved)
+
+
+#: Lists, in a fresh process, the public classes that each module of the installed autograd holds and that
+#: autograd defines (its own, or another of its modules'), then looks each up at the same path under the alias.
+CLASSES_UNDER_THE_ALIAS = """
+import importlib, json, sys
+from adcore.compat import autograd as alias
+classes = {}
+for path in alias.MODULES:
+    module = importlib.import_module(path)
+    classes[path] = sorted(name for name, value in vars(module).items() if not name.startswith("_")
+                           and isinstance(value, type) and value.__module__.startswith("autograd"))
+alias.install()
+print(json.dumps({path: [name for name in names if not hasattr(importlib.import_module(path), name)]
+                  for path, names in classes.items()}))
+"""
+
+
+#: autograd's classes the alias does not offer yet, with the reason (target: none)
+NOT_OFFERED = {
+    "SparseObject": "autograd's self-adding cotangent (SparseObject(vs, mut_add)) has no adcore counterpart yet",
+    "SparseBox": "the box of a SparseObject",
+    "FullGraphNode": "autograd.misc.tracers.full_graph's node has no adcore counterpart yet",
+}
+
+
+def test_every_class_of_autograds_modules_is_at_its_path():
+    if not AUTOGRAD_INSTALLED:
+        pytest.skip("autograd is not installed (pip install autograd): its modules cannot be walked")
+    result = subprocess.run([sys.executable, "-c", CLASSES_UNDER_THE_ALIAS], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    missing = {path: [n for n in names if n not in NOT_OFFERED] for path, names in json.loads(result.stdout).items()}
+    missing = {path: names for path, names in missing.items() if names}
+    assert missing == {}
+
+
+def test_autograds_vector_space_classes_make_adcores_spaces(aliased):
+    from autograd.builtins import NamedTupleVSpace, TupleMeta
+    from autograd.extend import vspace
+    from autograd.numpy.numpy_vspaces import ArrayVSpace, ComplexArrayVSpace, EighResultVSpace
+
+    z = numpy.array([1.0 + 2.0j, 3.0])
+    assert ComplexArrayVSpace(z) == vspace(z) and ComplexArrayVSpace(z).iscomplex
+    assert ArrayVSpace(numpy.ones(2)) == vspace(numpy.ones(2))
+    result = numpy.linalg.eigh(numpy.eye(2))
+    assert EighResultVSpace(result).size == vspace(result).size == 6
+    assert NamedTupleVSpace(result).size == 6
+    assert isinstance(adcore.tuple, TupleMeta)
+
+
+def test_star_import_of_autograd_numpy_binds_what_autograds_binds(aliased):
+    namespace = {}
+    exec("from autograd.numpy import *", namespace)  # noqa: S102 - the statement under test
+    import autograd.builtins
+    import autograd.numpy
+
+    assert namespace["fft"] is autograd.numpy.fft and namespace["linalg"] is autograd.numpy.linalg
+    assert namespace["random"] is autograd.numpy.random and namespace["builtins"] is autograd.builtins
+    assert namespace["sum"] is adcore.numpy.sum and namespace["stack"] is autograd.numpy.stack
+    assert namespace["fft"].fft is adcore.numpy.fft.fft and namespace["linalg"].norm is adcore.numpy.linalg.norm
+    assert "_numpy" not in namespace
+
+
+def _depends_on_input(fun, x):
+    """The test of dependence that libraries write with autograd's trace stack: box ``x`` in a new trace,
+    run ``fun``, and see whether the output is a box of that trace."""
+    from autograd.tracer import trace_stack
+
+    with trace_stack.new_trace() as t:
+        start = new_box(x, t, VJPNode.new_root())
+        end = fun(start)
+    return isbox(end) and end._trace == start._trace == t
+
+
+def test_trace_stack_gives_a_new_innermost_trace(aliased):
+    x = numpy.array([0.5, 2.0])
+    assert _depends_on_input(lambda v: adcore.numpy.sin(v) * 2.0, x)
+    assert not _depends_on_input(lambda v: numpy.ones(2), x)
+    assert not _depends_on_input(lambda v: adcore.numpy.floor(v), x)  # not differentiable: not traced
+
+    def outer(v):  # inside a derivative, the new trace is the innermost one: the outer box is a constant to it
+        assert _depends_on_input(lambda w: w * v, 3.0)
+        assert not _depends_on_input(lambda w: v * 2.0, 3.0)
+        return adcore.numpy.sum(v**2)
+
+    assert adcore.grad(outer)(x).tolist() == [1.0, 4.0]
+
+
+def test_traced_values_report_autograds_modules_under_the_alias(aliased):
+    seen = []
+
+    def f(x):
+        seen.extend(type(v).__module__ for v in (x, adcore.tuple((x, x)), adcore.dict(a=x)))
+        return adcore.numpy.sum(x)
+
+    adcore.grad(f)(numpy.ones(2))
+    assert seen == ["autograd.numpy.numpy_boxes", "autograd.builtins", "autograd.builtins"]
+    assert {name.split(".")[0] for name in seen} == {"autograd"}
+    alias.uninstall()
+    seen.clear()
+    adcore.grad(f)(numpy.ones(2))
+    assert seen == ["adcore.numpy.boxes", "adcore.builtins", "adcore.builtins"]
+
+
+def test_no_adcore_module_is_loaded_a_second_time(aliased):
+    """Every module path the alias maps, a submodule name it does not map, and a file looked up beside the
+    alias package's ``__file__`` (as a library that loads ``autograd/scipy/special.py`` by path does):
+    none runs an adcore file under a second name."""
+    for path in alias.MODULES:
+        importlib.import_module(path)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("autograd.numpy.rules")  # adcore.numpy.rules: not a module of autograd
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("autograd.scipy.linalg_compositions")
+    import autograd
+    import autograd.scipy
+
+    for package in (autograd, autograd.scipy):
+        assert not os.path.exists(os.path.join(os.path.dirname(package.__file__), "scipy", "special.py"))
+        assert not os.path.exists(os.path.join(os.path.dirname(package.__file__), "special.py"))
+        assert package.__path__ == []
+    adcore_folder = os.path.dirname(adcore.__file__)
+    copies = [
+        name
+        for name, module in list(sys.modules.items())
+        if (getattr(module, "__file__", None) or "").startswith(adcore_folder + os.sep)
+        and not (name == "adcore" or name.startswith("adcore."))
+        and not isinstance(module.__spec__.loader, alias._AliasLoader)  # the alias's own modules run no file
+    ]
+    assert copies == []
+
+
+def test_the_command_line_runs_the_alias_module_once(tmp_path):
+    script = tmp_path / "program.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import gc, sys
+            import adcore.compat.autograd as alias
+            finders = [c for c in gc.get_objects() if isinstance(c, type) and c.__name__ == "AliasFinder"]
+            print(len(finders), alias._finder in sys.meta_path)
+            """
+        )
+    )
+    result = subprocess.run([sys.executable, "-m", "adcore.compat.autograd", str(script)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "True"]
+
+
+def test_isinstance_of_a_traced_container_looks_inside_the_box(aliased):
+    import autograd.builtins
+
+    checks = []
+
+    def f(x):
+        pair = autograd.builtins.tuple((x, 2.0 * x))
+        items = autograd.builtins.list([x])
+        checks.extend(
+            [
+                isinstance(pair, autograd.builtins.tuple),
+                isinstance(items, autograd.builtins.list),
+                isinstance(pair, autograd.builtins.list),
+                isinstance(autograd.builtins.dict(a=x), autograd.builtins.dict),
+            ]
+        )
+        return pair[0] * pair[1]
+
+    assert adcore.grad(f)(3.0) == 12.0
+    assert checks == [True, True, False, True]
+    assert isinstance((1, 2), adcore.tuple) and not isinstance([1], adcore.tuple)
+
+
+class Tagged(numpy.ndarray):
+    """An ``ndarray`` subclass whose ``__array_ufunc__`` strips itself and defers to ``ndarray``'s
+    (whose ``super()`` call answers NotImplemented for an operand it does not know)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = [i.view(numpy.ndarray) if isinstance(i, Tagged) else i for i in inputs]
+        result = super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+        return result if result is NotImplemented else numpy.asarray(result)
+
+
+@pytest.mark.parametrize("order", ["subclass * box", "box * subclass", "subclass + box", "subclass @ box"])
+def test_ndarray_subclass_with_a_traced_array_is_traced(order, aliased):
+    import autograd.numpy as np
+
+    t = numpy.arange(1.0, 4.0).view(Tagged)
+    op = {
+        "subclass * box": lambda x: t * x,
+        "box * subclass": lambda x: x * t,
+        "subclass + box": lambda x: (t + x) * t,
+        "subclass @ box": lambda x: t @ x * t,
+    }[order]
+    x = numpy.array([0.5, -1.0, 2.0])
+    g = adcore.grad(lambda v: np.sum(op(v)))(x)
+    expected = {"subclass @ box": numpy.sum(numpy.asarray(t)) * numpy.asarray(t)}.get(order, numpy.asarray(t))
+    assert isinstance(g, numpy.ndarray) and numpy.allclose(getval(g), expected)
+    assert isinstance(op(x), numpy.ndarray)

@@ -159,6 +159,7 @@ class _AliasLoader(importlib.abc.Loader):
         target = importlib.import_module(self.target)
         name = module.__name__
         module.__file__ = __file__
+        module.__dict__.update({key: getattr(target, key) for key in ("__version__", "__doc__") if hasattr(target, key)})
         for child in SUBMODULES.get(name, ()):
             importlib.import_module(f"{name}.{child}")  # the import system sets module.<child>
         public = getattr(target, "__all__", None) or [key for key in dir(target) if not key.startswith("_")]

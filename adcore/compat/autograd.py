@@ -124,6 +124,11 @@ def install():
         sys.modules[name] = importlib.import_module(MODULES[name])
 
 
+def installed():
+    """Whether :func:`install` is in effect (``import autograd`` gives adcore's modules)."""
+    return _finder in sys.meta_path
+
+
 def uninstall():
     """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any."""
     if _finder in sys.meta_path:

@@ -1017,6 +1017,7 @@ def _normalized_axes(axis, nd, op):
     return normalized
 
 
+@anp.array_like("x")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The vector ``ord``-norm of ``x`` over ``axis`` (all axes by default, as one vector).
 
@@ -1058,6 +1059,7 @@ def _vector_norm(x, axes, keepdims, ord):
     return _safe_root(anp.sum(powered, axis=axes, keepdims=keepdims), float(ord))
 
 
+@anp.array_like("x")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The matrix ``ord``-norm of each matrix of ``x`` (its last two axes).
 

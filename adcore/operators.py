@@ -257,6 +257,12 @@ def _output_space(op, name, ans, needs, returned="returned"):
         raise TypeError(
             f"{op}: {name} must return {expected}, but it {returned} a {type(getval(ans)).__name__}{holding}"
         ) from None
+    if hasattr(vs, "shape") and not vs.differentiable and str(vs.dtype) == "object":
+        raise TypeError(
+            f"{op}: function {name} {returned} {_with_article(_describe(ans))}, NumPy's array of traced values "
+            "(numpy.array((x[0], x[1]))): its derivative would be lost; make it with adcore.numpy.array "
+            "(autograd.numpy.array), or reduce it to a traced value (np.sum(a), a[i]) before returning it"
+        )
     if needs == ANY:
         return vs
     if not hasattr(vs, "shape"):

@@ -290,6 +290,17 @@ class Backend:
             return type(product)(0)
         return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
 
+    def two_norm(self, x, axes, keepdims):
+        """``sqrt(sum(|x|**2))`` over ``axes`` (a tuple of non-negative ints): the 2-norm of vectors, the
+        Frobenius norm of matrices; real, of ``x``'s real dtype."""
+        squares = self.real(self.multiply(x, self.conj(x))) if self.isdtype(x.dtype, "complex floating") else self.multiply(x, x)
+        return self.sqrt(self.sum(squares, axis=axes, keepdims=keepdims))
+
+    def linalg_norm(self, x, ord, axis, keepdims):
+        """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
+        where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``)."""
+        return None
+
     def sech_squared(self, x):
         """``1 / cosh(x)**2`` of real ``x`` (the derivative of ``tanh``), as ``4u / (1 + u)**2`` with
         ``u = exp(-2|x|)``: ``u`` is in [0, 1], so nothing overflows (``cosh`` does beyond |x| = 710), both

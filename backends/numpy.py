@@ -51,6 +51,30 @@ class NumPyBackend(Backend):
             return numpy.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
         return numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
+    def two_norm(self, x, axes, keepdims):
+        """As ``Backend.two_norm``; over every axis of a real float array, ``sqrt(dot(x, x))`` of the flattened
+        array, as ``numpy.linalg.norm`` computes it (one pass, no array of squares)."""
+        if type(x) is numpy.ndarray and x.dtype.kind == "f" and not keepdims and len(axes) == x.ndim:
+            flat = x.ravel()
+            return numpy.sqrt(numpy.dot(flat, flat))
+        return super().two_norm(x, axes, keepdims)
+
+    def linalg_norm(self, x, ord, axis, keepdims):
+        """``numpy.linalg.norm`` for an ``ndarray`` of float32, float64, complex64 or complex128 (NumPy's own
+        dtypes for it: narrower floats are summed in float32 by adcore, integers made floats), else None (also
+        where NumPy raises). The 2-norm of a whole real array is computed as NumPy's function computes it
+        (``sqrt(dot(x, x))`` of the flattened array) without its Python layers, most of a small norm's time."""
+        if type(x) is not numpy.ndarray or x.dtype.char not in "fdFD":
+            return None
+        whole = ord is None or (ord == 2 and x.ndim == 1) or (ord in ("fro", "f") and x.ndim == 2)
+        if whole and axis is None and not keepdims and x.dtype.char in "fd":
+            flat = x.ravel(order="K")
+            return numpy.sqrt(flat.dot(flat))
+        try:
+            return numpy.linalg.norm(x, ord, axis, keepdims)
+        except (ValueError, TypeError):  # adcore's composition raises, with adcore's message
+            return None
+
     def broadcast_to(self, x, shape):
         """``numpy.broadcast_to``: a read-only view, with stride 0 on the axes added or stretched. For a
         C-contiguous ndarray (the cotangent of a sum...) the view is made directly, without NumPy's

@@ -177,3 +177,51 @@ def test_usage_is_printed_without_a_script():
     result = subprocess.run([sys.executable, "-m", "adcore.compat.autograd"], capture_output=True, text=True, check=False)
     assert result.returncode == 2
     assert "usage: python -m adcore.compat.autograd (SCRIPT | -m MODULE) [ARGS]" in result.stdout
+
+
+# ---- issue 26 class 15: NumPy's array of traced scalars under the alias ----
+
+#: what autograd 1.8 and 1.9.1 differentiate through NumPy's object array of their boxes (``numpy.array``
+#: of a tuple of traced scalars): NumPy's object loops call the boxes' operators, so the result stays traced
+OBJECT_ARRAY_USES = {
+    "sum": lambda np, a: np.sum(a),
+    "numpy.sum": lambda np, a: numpy.sum(a),
+    "times a constant": lambda np, a: np.sum(a * 2.0),
+    "an item": lambda np, a: a[1],
+    "matmul": lambda np, a: np.sum(np.matmul(numpy.eye(2), a)),
+    "max": lambda np, a: np.max(a),
+    "where": lambda np, a: np.sum(np.where(True, a, 0.0)),
+    "stack": lambda np, a: np.sum(np.stack(a)),
+    "norm": lambda np, a: np.linalg.norm(a),
+}
+
+
+@pytest.mark.parametrize("use", OBJECT_ARRAY_USES)
+def test_numpy_array_of_traced_scalars_stays_traced_under_the_alias(use, aliased):
+    import autograd.numpy as np
+    from autograd import grad
+
+    def f(x):
+        return OBJECT_ARRAY_USES[use](np, numpy.array((x[0] * x[1], x[0] ** 2)))
+
+    x = numpy.array([0.5, 2.0])
+    expected = adcore.grad(lambda x: OBJECT_ARRAY_USES[use](adcore.numpy, adcore.numpy.stack([x[0] * x[1], x[0] ** 2])))(x)
+    numpy.testing.assert_allclose(grad(f)(x), expected)
+
+
+def test_numpy_array_of_traced_values_refused_where_it_would_lose_the_derivative(aliased):
+    """Returned from a differentiated function (autograd's jacobian is then zeros, silently), or made numbers
+    (a dtype, a cast), NumPy's array of traced values raises; outside the alias it is refused at once."""
+    import autograd.numpy as np
+    from autograd import grad, jacobian
+
+    x = numpy.array([0.5, 2.0])
+    with pytest.raises(TypeError, match="derivative would be lost"):
+        jacobian(lambda x: numpy.array((x[0] * x[1], x[0] ** 2)))(x)
+    with pytest.raises(TypeError, match="derivative would be lost"):  # a 0-d object array (a tensordot's)
+        grad(lambda x: np.dot(numpy.array((x[0], x[1])), numpy.array([1.0, 3.0])))(x)
+    with pytest.raises(TypeError, match="cannot become a NumPy array"):
+        grad(lambda x: adcore.numpy.sum(numpy.array((x[0], x[1]), dtype=float)))(x)
+    alias.uninstall()
+    with pytest.raises(TypeError, match="cannot become a NumPy array"):
+        adcore.grad(lambda x: adcore.numpy.sum(numpy.array((x[0], x[1]))))(x)

@@ -6,6 +6,8 @@
 - 13: NumPy's ``array_like`` arguments take lists everywhere: every function of ``adcore.numpy``,
   ``linalg`` and ``fft`` called with lists gives what it gives for the same values as arrays; and
   ``repeat`` takes an array of counts.
+- 14: objects whose ``shape`` is a method (some libraries' tensor-likes, read by NumPy through
+  ``__array__``) are joined and made arrays (``stack``, ``array``, ``concatenate``...) as NumPy does.
 """
 
 import inspect
@@ -204,3 +206,60 @@ def test_every_function_takes_lists_where_numpy_does():
                 if not _same(of_arrays, of_lists):
                     differ.append(f"{prefix}{name}{tuple(args)}: {of_lists!r} instead of {of_arrays!r}")
     assert not differ, "\n".join(differ)
+
+
+# ---- 14: objects whose shape is a method ----
+
+
+class TensorLike:
+    """A library's tensor-like: ``shape()`` is a method, and NumPy reads the values through ``__array__``."""
+
+    def __init__(self, values):
+        self.values = numpy.asarray(values, dtype=float)
+
+    def shape(self):
+        return self.values.shape
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values if dtype is None else self.values.astype(dtype)
+
+
+ROWS = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+JOINING = {
+    "stack": lambda m, ts: m.stack(ts),
+    "stack axis 1": lambda m, ts: m.stack(ts, axis=1),
+    "array": lambda m, ts: m.array(ts),
+    "array of one": lambda m, ts: m.array(ts[0]),
+    "asarray": lambda m, ts: m.asarray(ts[0]),
+    "concatenate": lambda m, ts: m.concatenate(ts),
+    "hstack": lambda m, ts: m.hstack(ts),
+    "vstack": lambda m, ts: m.vstack(ts),
+    "dstack": lambda m, ts: m.dstack(ts),
+    "column_stack": lambda m, ts: m.column_stack(ts),
+    "atleast_2d": lambda m, ts: m.atleast_2d(ts[0]),
+    "shape": lambda m, ts: m.shape(ts),
+    "ndim": lambda m, ts: m.ndim(ts[0]),
+    "size": lambda m, ts: m.size(ts[0]),
+    "expand_dims": lambda m, ts: m.expand_dims(ts[0], 0),
+    "sum": lambda m, ts: m.sum(ts[0]),
+}
+
+
+@pytest.mark.parametrize("name", JOINING)
+def test_objects_whose_shape_is_a_method_are_read_as_numpy_reads_them(name):
+    tensors = [TensorLike(row) for row in ROWS]
+    expected, actual = JOINING[name](numpy, tensors), JOINING[name](np, tensors)
+    assert type(actual) is type(expected)
+    numpy.testing.assert_array_equal(actual, expected)
+
+
+def test_a_traced_array_joined_with_objects_whose_shape_is_a_method():
+    """The objects are constants of the derivative, the traced array keeps its own."""
+    weights = numpy.arange(9.0).reshape(3, 3)
+
+    def f(x):
+        return np.sum(np.stack([TensorLike(ROWS[0]), x ** 2, TensorLike(ROWS[1])]) * weights)
+
+    x = numpy.array([0.5, -1.0, 2.0])
+    numpy.testing.assert_allclose(grad(f)(x), 2.0 * x * weights[1])
+    numpy.testing.assert_allclose(jacobian(lambda x: np.array([x, TensorLike(ROWS[0])]))(x)[0], numpy.eye(3))

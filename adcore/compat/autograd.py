@@ -205,6 +205,11 @@ def install():
         _resolve(spec).__module__ = module
 
 
+def installed():
+    """Whether :func:`install` is in effect (``import autograd`` gives adcore's modules)."""
+    return _finder in sys.meta_path
+
+
 def uninstall():
     """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any, and the
     classes of ``CLASS_MODULES`` have their adcore module names again."""

@@ -8,6 +8,15 @@ pass generators there (``np.stack(x * k for k in ks)``); the functions here read
 once into a list, in order, and call ``adcore.numpy``'s, so values and derivatives are adcore's.
 Every other name is ``adcore.numpy``'s own object (module ``__getattr__``), and so are ``dstack``,
 ``block``, ``choose``, ``piecewise`` and ``lexsort``, which refuse an iterator under autograd too.
+
+NumPy's own ``numpy.array`` of traced values (``numpy.array((x[0], x[1] ** 2))``) gives, as under
+autograd, an object array of the 0-d traced items (``ArrayBox.__array__``): NumPy's object loops call
+their operators, so sums, products, indexing, ``matmul``, ``max``, ``where``, ``stack`` and ``linalg.norm``
+of it stay traced, with their derivatives. Where the derivative would be lost it raises ``TypeError``
+instead: such an array returned by a differentiated function (autograd's ``jacobian`` then gives zeros,
+silently; a 0-d one too, as ``np.dot`` of two makes), and a cast of it to numbers (``dtype=float``,
+``astype``). NumPy's functions with no object loop (``numpy.exp``) raise NumPy's ``TypeError``, as under
+autograd.
 """
 
 from functools import wraps

@@ -1,5 +1,7 @@
 """ArrayBox: a traced array that behaves like an array where users touch it."""
 
+import sys
+
 import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
@@ -22,6 +24,20 @@ def _signature_method(name):
 
     method.__name__ = method.__qualname__ = name
     return method
+
+
+def _alias_installed():
+    """Whether the autograd alias serves ``import autograd`` (``adcore.compat.autograd.install``)."""
+    alias = sys.modules.get("adcore.compat.autograd")
+    return alias is not None and alias.installed()
+
+
+def _object_array_of_items(box):
+    """A NumPy object array of the shape of ``box`` whose entries are its 0-d traced items (``box[i, j]``)."""
+    items = _np.empty(box.shape, dtype=object)
+    for index in _np.ndindex(*box.shape):
+        items[index] = box[index]
+    return items
 
 
 class ArrayBox(Box):
@@ -101,6 +117,13 @@ class ArrayBox(Box):
         return format(self._value, spec)
 
     def __array__(self, dtype=None, copy=None):
+        """Refused (``TypeError``): NumPy's array of a traced value drops its derivative. Under the autograd
+        alias (``adcore.compat.autograd``), with no dtype or ``object``, NumPy's array is made as autograd's
+        boxes give it: an object array of the 0-d traced items (``numpy.array((x[0], x[1] ** 2))``), whose
+        later arithmetic, indexing and sums (NumPy's object loops call the items' operators) stay traced; a
+        differentiated function that returns such an array, and any cast of it to numbers, still raise."""
+        if (dtype is None or _np.dtype(dtype) == object) and _alias_installed():
+            return _object_array_of_items(self)
         raise TypeError(
             "adcore: a traced array cannot become a NumPy array (that would drop its derivative, or "
             "build an object array); call adcore.numpy functions (np.array, np.stack, ...) instead of numpy's"

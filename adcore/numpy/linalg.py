@@ -56,7 +56,7 @@ from collections import namedtuple
 
 import numpy as _np
 
-from backends import backend_of
+from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
 from . import wrapper as anp
@@ -970,15 +970,39 @@ defjvp(eig, jvp_eig)
 # ---- norms (compositions; where-safe at zero) ----
 
 
-def _abs_squared(x):
-    return anp.real(anp.multiply(x, anp.conj(x))) if anp.iscomplexobj(x) else anp.multiply(x, x)
+@primitive
+def _two_norm(x, axes, keepdims):
+    """``sqrt(sum(|x|**2))`` over ``axes`` (a tuple of non-negative ints): the vector 2-norm and the Frobenius
+    norm, one primitive (``Backend.two_norm``) with the rules below."""
+    return backend_of(x, op="norm").two_norm(x, axes, keepdims)
 
 
-def _safe_sqrt(s):
-    """``sqrt(s)`` for ``s >= 0`` whose derivatives at ``s = 0`` are 0 rather than infinite:
-    the branch not taken never sees 0, so it contributes no NaN to any derivative."""
-    zero = s == 0.0
-    return anp.where(zero, 0.0, anp.sqrt(anp.where(zero, 1.0, s)))
+def _reciprocal_or_zero(ans):
+    """``1 / ans`` where ``ans`` is not 0, else 0 (where-safe: the branch not taken never sees 0)."""
+    zero = ans == 0.0
+    return anp.where(zero, 0.0, anp.reciprocal(anp.where(zero, 1.0, ans)))
+
+
+def _kept_axes(value, axes, keepdims):
+    """``value``, reduced over ``axes``, with those axes back as size 1 (for broadcasting against the input)."""
+    return value if keepdims or not axes else anp.expand_dims(value, axes)
+
+
+def grad_two_norm(ans, x, axes, keepdims):
+    """``g * conj(x) / |x|`` (autograd's convention for the cotangent of a real function of complex ``x``, as
+    ``abs``'s), 0 where the norm is 0: the subgradient 0, every higher derivative there 0 too (the
+    reciprocal is where-safe)."""
+    scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
+    return lambda g: anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+
+
+def jvp_two_norm(t, ans, x, axes, keepdims):
+    """``Re(sum(conj(x) * t)) / |x|``, 0 where the norm is 0."""
+    return anp.multiply(anp.sum(anp.real(anp.multiply(anp.conj(x), t)), axis=axes, keepdims=keepdims), _reciprocal_or_zero(ans))
+
+
+defvjp(_two_norm, grad_two_norm)
+defjvp(_two_norm, jvp_two_norm)
 
 
 def _safe_root(s, p):
@@ -1001,6 +1025,7 @@ def _normalized_axes(axis, nd, op):
     return normalized
 
 
+@anp.array_like("x")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The vector ``ord``-norm of ``x`` over ``axis`` (all axes by default, as one vector).
 
@@ -1023,7 +1048,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 def _vector_norm(x, axes, keepdims, ord):
     if ord == 2:
-        return _safe_sqrt(anp.sum(_abs_squared(x), axis=axes, keepdims=keepdims))
+        return _two_norm(x, axes, keepdims)
     if ord == 1:
         return anp.sum(anp.abs(x), axis=axes, keepdims=keepdims)
     if ord == math.inf:
@@ -1042,6 +1067,7 @@ def _vector_norm(x, axes, keepdims, ord):
     return _safe_root(anp.sum(powered, axis=axes, keepdims=keepdims), float(ord))
 
 
+@anp.array_like("x")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The matrix ``ord``-norm of each matrix of ``x`` (its last two axes).
 
@@ -1060,7 +1086,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     if anp.ndim(x) < 2:
         raise ValueError(f"matrix_norm: expected an array of at least 2 dimensions, got shape {anp.shape(x)}")
     if ord in ("fro", "f"):
-        result = _safe_sqrt(anp.sum(_abs_squared(x), axis=(-2, -1)))
+        result = _two_norm(x, (anp.ndim(x) - 2, anp.ndim(x) - 1), False)
     elif ord == "nuc":
         result = anp.sum(svd(x, compute_uv=False), axis=-1)
     elif isinstance(ord, str):
@@ -1091,6 +1117,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     ValueError
         For an invalid ``ord``, duplicate axes, or ``x`` of the wrong number of dimensions.
     """
+    backend = array_backend(x)
+    if backend is not None:  # an array, not traced: the library's own norm, where it has one
+        result = backend.linalg_norm(x, ord, axis, keepdims)
+        if result is not None:
+            return result
     x = anp.asarray(x)
     nd = anp.ndim(x)
     if axis is None:

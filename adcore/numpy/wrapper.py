@@ -546,8 +546,9 @@ def nancumprod(x, axis=None):
 
 
 def _as_array(x):
-    """A list or tuple (of numbers or traced values) as one array, as NumPy's functions take them."""
-    return array(x) if isinstance(x, (list, tuple)) else x
+    """A list or tuple (of numbers or traced values) as one array, as NumPy's functions take them; an object
+    whose ``shape`` is a method as NumPy's array of it (``_read_foreign``)."""
+    return array(x) if isinstance(x, (list, tuple)) else _read_foreign(x)
 
 
 def _axis(axis):
@@ -657,7 +658,15 @@ def _sequence(arrays, name):
         if name == "concatenate":
             raise TypeError(f"concatenate: The first input argument needs to be a sequence, not {type(arrays).__name__}")
         raise TypeError(f'{name}: arrays to stack must be passed as a "sequence" type such as list or tuple, not {type(arrays).__name__}')
-    return list(arrays)
+    return [_read_foreign(item) for item in arrays]
+
+
+def _read_foreign(x):
+    """``x``, or, where ``x`` is an object whose ``shape`` is a method (some libraries' tensor-likes: ``t.shape()``),
+    the NumPy array that NumPy makes of it (``numpy.asarray``: through its ``__array__``, or as a sequence). adcore
+    reads ``shape`` as the tuple of an array everywhere else; such an object is an array of no backend, so it is
+    read here, on the host, once, as NumPy reads it."""
+    return _np.asarray(x) if callable(getattr(x, "shape", None)) else x
 
 
 def concatenate(arrays, axis=0):
@@ -1354,12 +1363,14 @@ def argmin(x, axis=None, keepdims=False):
 
 @notrace_primitive
 def shape(x):
-    """The shape of an array, or of (nested) lists of arrays and numbers, as NumPy's."""
-    if hasattr(x, "shape"):
-        return tuple(x.shape)
+    """The shape of an array, or of (nested) lists of arrays and numbers, as NumPy's; of an object whose
+    ``shape`` is a method, that of the NumPy array NumPy makes of it (``_read_foreign``)."""
+    x_shape = getattr(x, "shape", None)
+    if x_shape is not None and not callable(x_shape):
+        return tuple(x_shape)
     if isinstance(x, (list, tuple)):
         return (len(x), *shape(getval(x[0]))) if len(x) else (0,)
-    return ()
+    return _read_foreign(x).shape if x_shape is not None else ()
 
 
 @notrace_primitive
@@ -1452,7 +1463,7 @@ def array(obj, dtype=None):
     """
     if isbox(obj) and isinstance(getval(obj), (list, tuple)):
         obj = list(obj)
-    _not_an_iterator(obj, "array")
+    obj = _read_foreign(_not_an_iterator(obj, "array"))
     if isbox(obj):
         return obj if dtype is None else astype(obj, dtype)
     if isinstance(obj, (list, tuple)) and _holds_arrays(obj):
@@ -1464,6 +1475,7 @@ def array(obj, dtype=None):
 
 def asarray(obj, dtype=None):
     """``obj`` as an array, without a copy where it already is one of the right dtype."""
+    obj = _read_foreign(obj)
     if isbox(obj) or hasattr(obj, "shape"):
         if dtype is None or backend_of(getval(obj)).dtype(dtype) == getval(obj).dtype:
             return obj

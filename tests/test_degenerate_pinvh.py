@@ -23,10 +23,12 @@ STEP = 1e-6
 
 
 def _central_difference(a, direction, c, lower):
-    """``d/dt Re(sum(c * pinvh(a + t direction)))`` from SciPy, by central differences."""
+    """``d/dt Re(sum(c * pinvh(a + t direction)))`` from SciPy, by central differences; with a cutoff of
+    1e-10 of the largest eigenvalue, so that an eigenvalue that is 0 in exact arithmetic (rounding leaves
+    ~1e-16) is cut at every SciPy version (SciPy 1.13's default kept one of them, and inverted it)."""
 
     def f(x):
-        return numpy.real(numpy.sum(c * scipy.linalg.pinvh(x, lower=lower)))
+        return numpy.real(numpy.sum(c * scipy.linalg.pinvh(x, lower=lower, atol=0.0, rtol=1e-10)))
 
     return (f(a + STEP * direction) - f(a - STEP * direction)) / (2 * STEP)
 

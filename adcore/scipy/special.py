@@ -425,8 +425,77 @@ def _gamma_density(a, x):
     return anp.exp(anp.subtract(anp.subtract(xlogy(anp.subtract(a, 1.0), x), x), gammaln(a)))
 
 
-#: the most terms of the series and of the continued fraction of ``_gammainc_a``: enough for a < 1e6
-_GAMMAINC_A_TERMS = 10000
+#: the most terms of a shape derivative's series or continued fraction (``_gammainc_a``, ``_betainc_shape``): enough
+#: for shapes below 1e6; an element that needs more is NaN
+_MOST_TERMS = 10000
+_EPS64 = 2.0**-53
+
+
+def _float64_arguments(name, *args):
+    """``(backend, dtype, xp, gammaln, digamma, args)`` for a shape derivative of ``scipy.special.<name>``
+    computed in float64 on the arguments' backend: ``dtype`` is the arguments' floating dtype (the result's),
+    ``gammaln`` and ``digamma`` the backend's raw functions, ``args`` the arguments as float64 arrays broadcast
+    together.
+
+    Raises
+    ------
+    NotImplementedError
+        Naming the function and the backend, if the backend has no ``gammaln`` or ``digamma``.
+    """
+    backend = backend_of(*args, op=f"scipy.special.{name}")
+    dtype = floating_dtype(backend, args)
+    gammaln_raw, digamma_raw = _backend_function(backend, "gammaln"), _backend_function(backend, "digamma")
+    if gammaln_raw is None or digamma_raw is None:
+        raise NotImplementedError(
+            f"scipy.special.{name}: the derivative with respect to its shape needs gammaln and digamma, which the "
+            f"{backend.name} backend has not; convert the arrays to the numpy backend"
+        )
+    xp, float64 = backend.xp, backend.dtype("float64")
+    arrays = xp.broadcast_arrays(*(xp.asarray(v, dtype=float64) for v in args))
+    return backend, dtype, xp, gammaln_raw, digamma_raw, arrays
+
+
+def _signed_exp(xp, log_prefactor, total):
+    """``exp(log_prefactor) * total``, as ``sign(total) exp(log_prefactor + log|total|)``: no overflow or
+    underflow before the product does."""
+    return xp.sign(total) * xp.exp(log_prefactor + xp.log(xp.abs(total)))
+
+
+def _continued_fraction(xp, b_1, db_1, term, targets, like):
+    """The continued fraction F = 1 / (b_1 + a_2 / (b_2 + a_3 / (b_3 + ...))) and its derivatives dF_i in
+    parameters p_i, elementwise, summed until the quantities ``targets(F, dF)`` (a tuple of arrays) have
+    converged to rounding at every element, at most ``_MOST_TERMS`` terms.
+
+    ``db_1`` is the list of ∂b_1/∂p_i; ``term(k)`` gives ``(a_(k+1), b_(k+1), [∂a_(k+1)/∂p_i], [∂b_(k+1)/∂p_i])``.
+    The forward recurrences A_n = b_n A_(n-1) + a_n A_(n-2), B_n alike (A_0 = 0, A_1 = 1, B_0 = 1,
+    B_1 = b_1), run together with their derivatives in each p_i and are rescaled by 1 / B_n at each step, so
+    that F = A_n and dF_i = dA_i - F dB_i. ``like`` is an array of the elements' shape. Returns the
+    converged targets and the mask of the elements that had not converged.
+    """
+    zero = xp.zeros_like(like)
+    A_prev, A, B_prev, B = zero, xp.ones_like(like), xp.ones_like(like), b_1
+    dA_prev, dA, dB_prev, dB = [zero for _ in db_1], [zero for _ in db_1], [zero for _ in db_1], list(db_1)
+    F = A / B
+    values = targets(F, [(dA_i - F * dB_i) / B for dA_i, dB_i in zip(dA, dB)])
+    active = xp.ones_like(like, dtype=xp.bool)
+    for k in range(1, _MOST_TERMS + 1):
+        a_k, b_k, da_k, db_k = term(k)
+        A_next, B_next = b_k * A + a_k * A_prev, b_k * B + a_k * B_prev
+        dA_next = [b_k * dA[i] + db_k[i] * A + a_k * dA_prev[i] + da_k[i] * A_prev for i in range(len(dA))]
+        dB_next = [b_k * dB[i] + db_k[i] * B + a_k * dB_prev[i] + da_k[i] * B_prev for i in range(len(dB))]
+        scale = 1.0 / B_next
+        A_prev, A, B_prev, B = A * scale, A_next * scale, B * scale, xp.ones_like(like)
+        dA_prev, dA = [d * scale for d in dA], [d * scale for d in dA_next]
+        dB_prev, dB = [d * scale for d in dB], [d * scale for d in dB_next]
+        new = targets(A, [dA_i - A * dB_i for dA_i, dB_i in zip(dA, dB)])
+        still = xp.zeros_like(active)
+        for old_value, new_value in zip(values, new):
+            still = still | (xp.abs(new_value - old_value) > _EPS64 * xp.abs(new_value))
+        values = tuple(xp.where(active, n, o) for n, o in zip(new, values))
+        active = active & still
+        if not bool(xp.any(active)):
+            break
+    return values, active
 
 
 def _gammainc_a_raw(a, x):
@@ -438,23 +507,12 @@ def _gammainc_a_raw(a, x):
     ψ(a + n + 1) = ψ(a + n) + 1/(a + n) and the prefactor in logarithms (no overflow, no
     underflow before the result does). For x >= a + 1 the derivative of Q = 1 - P, whose
     Legendre continued fraction Q = x^a e^(-x) / Γ(a) · 1/(x + 1 - a - 1(1 - a)/(x + 3 - a - 2(2 - a)/...))
-    (the even form of DLMF 8.9.2) is summed by the forward recurrence of its numerators and denominators together with
-    their derivatives in a (rescaled at each step), so that P's digits near 1 do not cancel. Both loops
-    run over the whole array until every element has converged to rounding, at most
-    ``_GAMMAINC_A_TERMS`` terms (O(√a) are needed near x = a); an element that has not converged by
-    then is NaN. 0 at x = 0 and x = inf, NaN where a <= 0 or x < 0 or either is NaN.
+    (the even form of DLMF 8.9.2) is summed by ``_continued_fraction`` with its derivative in a, so that
+    P's digits near 1 do not cancel. Both loops run over the whole array until every element has converged
+    to rounding, at most ``_MOST_TERMS`` terms (O(√a) are needed near x = a); an element that has not
+    converged by then is NaN. 0 at x = 0 and x = inf, NaN where a <= 0 or x < 0 or either is NaN.
     """
-    backend = backend_of(a, x, op="scipy.special.gammainc")
-    dtype = floating_dtype(backend, (a, x))
-    gammaln_raw, digamma_raw = _backend_function(backend, "gammaln"), _backend_function(backend, "digamma")
-    if gammaln_raw is None or digamma_raw is None:
-        raise NotImplementedError(
-            f"scipy.special.gammainc: the derivative with respect to a needs gammaln and digamma, which the "
-            f"{backend.name} backend has not; convert the arrays to the numpy backend"
-        )
-    xp, float64 = backend.xp, backend.dtype("float64")
-    a, x = xp.broadcast_arrays(xp.asarray(a, dtype=float64), xp.asarray(x, dtype=float64))
-    eps = 2.0**-53
+    backend, dtype, xp, gammaln_raw, digamma_raw, (a, x) = _float64_arguments("gammainc", a, x)
     valid = (a > 0) & (x > 0) & (x < math.inf)
     series = valid & (x < a + 1)
     fraction = valid & ~series
@@ -466,45 +524,32 @@ def _gammainc_a_raw(a, x):
     ratio = xp.ones_like(a_s)  # x^n Γ(a + 1) / Γ(a + n + 1)
     d = log_x - digamma_raw(a_s + 1.0)  # log x - ψ(a + n + 1)
     total, active = d, xp.ones_like(series)
-    for n in range(1, _GAMMAINC_A_TERMS + 1):
+    for n in range(1, _MOST_TERMS + 1):
         ratio = ratio * x_s / (a_s + n)
         d = d - 1.0 / (a_s + n)
         total = xp.where(active, total + ratio * d, total)
         # the tail is below the term times a bounded factor once the ratio decays; |d| + 1 guards d's zero
-        active = active & (ratio * (xp.abs(d) + 1.0) > eps * xp.abs(total))
+        active = active & (ratio * (xp.abs(d) + 1.0) > _EPS64 * xp.abs(total))
         if not bool(xp.any(active)):
             break
     log_prefactor = a_s * log_x - x_s - gammaln_raw(a_s + 1.0)
-    d_series = xp.where(active, math.nan, xp.sign(total) * xp.exp(log_prefactor + xp.log(xp.abs(total))))
+    d_series = xp.where(active, math.nan, _signed_exp(xp, log_prefactor, total))
 
-    # continued fraction b0 + a1/(b1 + a2/(b2 + ...)), b0 = 0, a1 = 1, b1 = x + 1 - a, a_{k+1} = k(a - k),
-    # b_{k+1} = x + 2k + 1 - a: A_n = b_n A_{n-1} + a_n A_{n-2} (B alike), and their derivatives dA, dB in a
+    # b_1 = x + 1 - a, a_(k+1) = k(a - k), b_(k+1) = x + 2k + 1 - a
     log_x = xp.log(x_f)
     # x^a e^-x / Γ(a) (log x - ψ(a)) = x^a e^-x / Γ(a + 1) (a (log x - ψ(a + 1)) + 1): finite as a -> 0
     log_term = a_f * (log_x - digamma_raw(a_f + 1.0)) + 1.0
-    A_prev, A, dA_prev, dA = xp.zeros_like(a_f), xp.ones_like(a_f), xp.zeros_like(a_f), xp.zeros_like(a_f)
-    B_prev, B, dB_prev, dB = xp.ones_like(a_f), x_f + 1.0 - a_f, xp.zeros_like(a_f), -xp.ones_like(a_f)
-    F = A / B
-    D = F * log_term + a_f * (dA - F * dB) / B  # the derivative of Q over x^a e^-x / Γ(a + 1)
-    active = xp.ones_like(fraction)
-    for k in range(1, _GAMMAINC_A_TERMS + 1):
-        a_k, b_k = k * (a_f - k), x_f + (2 * k + 1) - a_f
-        A_next = b_k * A + a_k * A_prev
-        B_next = b_k * B + a_k * B_prev
-        dA_next = b_k * dA - A + a_k * dA_prev + k * A_prev
-        dB_next = b_k * dB - B + a_k * dB_prev + k * B_prev
-        scale = 1.0 / B_next
-        A_prev, A, dA_prev, dA = A * scale, A_next * scale, dA * scale, dA_next * scale
-        B_prev, B, dB_prev, dB = B * scale, xp.ones_like(B), dB * scale, dB_next * scale
-        F_next = A
-        D_next = F_next * log_term + a_f * (dA - F_next * dB)
-        still = (xp.abs(F_next - F) > eps * xp.abs(F_next)) | (xp.abs(D_next - D) > eps * xp.abs(D_next))
-        F, D = xp.where(active, F_next, F), xp.where(active, D_next, D)
-        active = active & still
-        if not bool(xp.any(active)):
-            break
+    (_, D), active = _continued_fraction(
+        xp,
+        x_f + 1.0 - a_f,
+        [-1.0],
+        lambda k: (k * (a_f - k), x_f + (2 * k + 1) - a_f, [k], [-1.0]),
+        # the derivative of Q over x^a e^-x / Γ(a + 1)
+        lambda F, dF: (F, F * log_term + a_f * dF[0]),
+        a_f,
+    )
     log_prefactor = a_f * log_x - x_f - gammaln_raw(a_f + 1.0)
-    d_fraction = xp.where(active, math.nan, -xp.sign(D) * xp.exp(log_prefactor + xp.log(xp.abs(D))))
+    d_fraction = xp.where(active, math.nan, -_signed_exp(xp, log_prefactor, D))
 
     boundary = ((x == 0) | (x == math.inf)) & (a > 0)
     result = xp.where(series, d_series, xp.where(fraction, d_fraction, xp.where(boundary, 0.0, math.nan)))

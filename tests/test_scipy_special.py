@@ -461,6 +461,28 @@ def test_incomplete_beta_shape_derivative_edges():
     numpy.testing.assert_allclose(d_a, -d_b, rtol=1e-6)
 
 
+def test_lambertw_is_complex_valued_and_differentiable(backend):
+    """lambertw (it was missing): SciPy's complex values and dtypes (complex64 for float32), and W' = W / (z (1 + W))
+    in both modes to order 2 on branches 0 and ±1, for real z (the real part of the cotangent) and complex z; W'(0) = 1."""
+    _skip_without_scipy("lambertw", backend)
+    x = numpy.array([-0.3, 0.0, 0.5, 3.0, 100.0])
+    z = numpy.array([0.5 + 1j, -2.0 + 0.3j, 3.0 - 1j])
+    for values, k in ((x, 0), (z, 0), (z, -1), (z, 1)):
+        result = special.lambertw(backend.asarray(values, values.dtype.name), k)
+        backend.check_device(result)
+        numpy.testing.assert_allclose(backend.to_numpy(result), scipy.special.lambertw(values, k), rtol=1e-13)
+    assert str(special.lambertw(backend.asarray(x, "float32")).dtype).endswith("complex64")
+    assert str(special.lambertw(backend.asarray(x)).dtype).endswith("complex128")
+    check_grads(lambda x: special.lambertw(x), modes=("fwd", "rev"), order=2)(backend.asarray(x))
+    check_grads(lambda x: np.real(special.lambertw(x)), modes=("fwd", "rev"), order=2)(backend.asarray(x))
+    for k in (0, -1, 1):
+        check_grads(lambda z: special.lambertw(z, k), modes=("fwd", "rev"), order=2)(backend.asarray(z, "complex128"))
+    if backend.name == "numpy":
+        assert float(grad(lambda x: np.real(special.lambertw(x)))(0.0)) == 1.0
+        w = scipy.special.lambertw(3.0).real
+        numpy.testing.assert_allclose(grad(lambda x: np.real(special.lambertw(x)))(3.0), w / (3.0 * (1 + w)), rtol=1e-14)
+
+
 def test_gammasgn_is_not_differentiable():
     x = numpy.array([-0.5, 1.5])
     numpy.testing.assert_array_equal(grad(lambda x: np.sum(special.gammasgn(x) * x))(x), [-1.0, 1.0])

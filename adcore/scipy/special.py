@@ -38,7 +38,7 @@ i0, i0e, i1, i1e                           yes    yes              yes
 iv, ive, kv, kve                           yes    -                x only (not the order)
 j0, j1, jn (JAX: bessel_jn), y0, y1, yn    yes    bessel_jn only   yes (jn, yn: x only)
 wrightomega                                yes    -                yes (real x)
-lambertw                                   yes    -                - (complex-valued result)
+lambertw                                   yes    -                yes (complex result, as SciPy)
 expit, log_expit, logit                    yes    expit, logit     yes, on every backend
 xlogy, xlog1py, entr, rel_entr, kl_div     yes    yes              yes, on every backend
 logsumexp, softmax, log_softmax            yes    yes              yes, on every backend
@@ -137,6 +137,7 @@ __all__ = [
     "j1",
     "jn",
     "kl_div",
+    "lambertw",
     "kv",
     "kve",
     "log_expit",
@@ -1086,6 +1087,43 @@ wrightomega = _special(
     """,
     lambda ans, x: anp.divide(ans, anp.add(ans, 1.0)),
 )
+
+def _lambertw_raw(z, k, tol):
+    """The backend's ``lambertw(z, k, tol)``, complex of the arguments' precision (complex64 for float32 or
+    complex64 ``z``, as NumPy's complex counterpart of the floating dtype)."""
+    backend = backend_of(z, op="scipy.special.lambertw")
+    dtype = floating_dtype(backend, (z,))
+    complex_dtype = backend.result_type(dtype, backend.dtype("complex64"))
+    fun = _backend_function(backend, "lambertw")
+    if fun is None:
+        raise NotImplementedError(
+            f"scipy.special.lambertw: the {backend.name} backend has no special function 'lambertw' (the numpy backend "
+            "has SciPy's, cupy cupyx.scipy.special's); convert the arrays to the numpy backend"
+        )
+    return _cast(backend, fun(z, k, tol), complex_dtype)
+
+
+_lambertw = primitive(_lambertw_raw)
+def_elementwise(
+    _lambertw,
+    # W e^W = z: W' = W / (z (1 + W)) = e^(-W) / (1 + W), which needs no division by z (W'(0) = 1 on branch 0)
+    lambda ans, z, k, tol: anp.divide(anp.exp(anp.negative(ans)), anp.add(ans, 1.0)),
+    lambda ans, z, k, tol: 0.0,  # the branch: an integer index (piecewise constant)
+    lambda ans, z, k, tol: 0.0,  # the tolerance of the iteration: no effect on the result beyond rounding
+)
+
+
+def lambertw(z, k=0, tol=1e-8):
+    """The Lambert W function, branch ``k``: W with W e^W = z, elementwise, complex-valued as SciPy's (complex128
+    for float64 or complex128 ``z``, complex64 for float32 or complex64).
+
+    Derivative in ``z`` (holomorphic away from the branch point -1/e and, for k != 0, from 0): W / (z (1 + W)) =
+    e^(-W) / (1 + W), written without a division by z, so W'(0) = 1 on branch 0 (Corless et al., "On the
+    Lambert W function", 1996, eq. 3.2); infinite at z = -1/e. A real ``z`` gets the real part of its cotangent
+    (as for every real argument of a complex function). ``k`` and ``tol`` are constants (derivative 0).
+    """
+    return _lambertw(z, k, tol)
+
 
 # ---- logistic functions (also built from standard operations) ----
 

@@ -225,7 +225,10 @@ def betainc_shape(argnum):
 
     def exact(a, b, x):
         if x > a / (a + b):
-            upper = (lambda t: mp.betainc(b, t, 0, 1 - x, regularized=True), lambda t: mp.betainc(t, a, 0, 1 - x, regularized=True))
+            upper = (
+                lambda t: mp.betainc(b, t, 0, 1 - x, regularized=True),
+                lambda t: mp.betainc(t, a, 0, 1 - x, regularized=True),
+            )
             return -mp.diff(upper[argnum], (a, b)[argnum])
         lower = (lambda t: mp.betainc(t, b, 0, x, regularized=True), lambda t: mp.betainc(a, t, 0, x, regularized=True))
         return mp.diff(lower[argnum], (a, b)[argnum])

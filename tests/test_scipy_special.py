@@ -399,7 +399,8 @@ def test_incomplete_beta_is_differentiable_in_its_shapes(fun, a, b, x, backend):
     """betainc/betaincc(a, b, x) have derivatives in ``a`` and ``b`` (they raised ``NotImplementedError``), checked in
     both modes against finite differences, alone and with ``x``."""
     _skip_without_scipy(fun.__name__, backend)
-    a_array, b_array, x_array = backend.asarray([a, a * 1.01]), backend.asarray([b, b * 0.99]), backend.asarray([x, x * 0.99])
+    a_array, b_array = backend.asarray([a, a * 1.01]), backend.asarray([b, b * 0.99])
+    x_array = backend.asarray([x, x * 0.99])
     check_grads(lambda a, b: fun(a, b, x_array), modes=("fwd", "rev"), order=1)(a_array, b_array)
     check_grads(fun, modes=("fwd", "rev"), order=1)(a_array, b_array, x_array)
 
@@ -432,8 +433,8 @@ def test_inverse_incomplete_functions_are_differentiable_in_their_shapes(fun, sh
 
 @pytest.mark.parametrize("fun, sign", [(special.betainc, 1.0), (special.betaincc, -1.0)])
 def test_incomplete_beta_mixed_second_derivative(fun, sign):
-    """∂²I/∂a∂x = the density times log x - ψ(a) + ψ(a + b), ∂²I/∂b∂x times log(1 - x) - ψ(b) + ψ(a + b), through
-    both orders of differentiation; a second derivative in the shapes raises a clear ``NotImplementedError``."""
+    """∂²I/∂a∂x = the density times log x - ψ(a) + ψ(a + b), ∂²I/∂b∂x times log(1 - x) - ψ(b) + ψ(a + b),
+    through both orders of differentiation; a second derivative in the shapes raises a clear ``NotImplementedError``."""
     for a, b, x in ((0.5, 2.0, 0.3), (2.5, 7.0, 0.8), (40.0, 35.0, 0.55)):
         density = x ** (a - 1) * (1 - x) ** (b - 1) / scipy.special.beta(a, b)
         psi = scipy.special.digamma

@@ -566,7 +566,8 @@ _GAMMAINC_A_DOC = """the series of P (DLMF 8.7.1) for x < a + 1 and the Legendre
     (``tests/test_accuracy.py``: a from 0.01 to 1000, x from 1e-300 to 1e4 and both tails, where the
     derivative is a normal float; growing as about 2e-15 a, 2e-10 at a = 1e5); 0 where it
     underflows, and NaN where a > about 1e6 with x near a (more than 10000 terms). Its own
-    derivative in ``x`` is the density times log x - ψ(a); in ``a`` it raises ``NotImplementedError`` (second order in a is not implemented)."""
+    derivative in ``x`` is the density times log x - ψ(a); in ``a`` it raises ``NotImplementedError`` (second order
+    in a is not implemented)."""
 
 gammainc = _special(
     "gammainc",
@@ -705,7 +706,8 @@ _betainc_second_a = _no_derivative("betainc", "a", _BETAINC_SECOND, order=2)
 _betainc_second_b = _no_derivative("betainc", "b", _BETAINC_SECOND, order=2)
 _betainc_a = primitive(_betainc_a_raw)
 _betainc_b = primitive(_betainc_b_raw)
-# ∂²I/∂s∂x = ∂/∂s of the density: the density times log x - ψ(a) + ψ(a + b) (s = a), log(1 - x) - ψ(b) + ψ(a + b) (s = b)
+# ∂²I/∂s∂x = ∂/∂s of the density: the density times log x - ψ(a) + ψ(a + b) (s = a),
+# log(1 - x) - ψ(b) + ψ(a + b) (s = b)
 def_elementwise(
     _betainc_a,
     _betainc_second_a,

@@ -219,6 +219,133 @@ GAMMA_SHAPE_GRID = tuple(
 )
 
 
+def betainc_shape(argnum):
+    """∂I_x(a, b)/∂a (``argnum`` 0) or ∂/∂b, by mpmath's differentiation of I_x(a, b) for x <= a / (a + b) and
+    of -I_(1-x)(b, a) above (each where it has no cancellation against 1; mpmath's upper integral has)."""
+
+    def exact(a, b, x):
+        if x > a / (a + b):
+            upper = (
+                lambda t: mp.betainc(b, t, 0, 1 - x, regularized=True),
+                lambda t: mp.betainc(t, a, 0, 1 - x, regularized=True),
+            )
+            return -mp.diff(upper[argnum], (a, b)[argnum])
+        lower = (lambda t: mp.betainc(t, b, 0, x, regularized=True), lambda t: mp.betainc(a, t, 0, x, regularized=True))
+        return mp.diff(lower[argnum], (a, b)[argnum])
+
+    return exact
+
+
+#: small and large shapes (each against each), x from 0 to 1 - 1e-8: both sides of the mean (the continued
+#: fraction of I_x(a, b) and of I_(1-x)(b, a))
+BETA_SHAPE_GRID = tuple(
+    (a, b, x)
+    for a in (0.01, 0.3, 1.0, 7.5, 100.0, 1000.0)
+    for b in (0.01, 0.3, 1.0, 7.5, 100.0, 1000.0)
+    for x in (1e-300, 1e-8, 0.05, 0.3, 0.5, 0.8, 0.999, 1 - 1e-8)
+)
+
+
+def inverse_shape(cdf, shape_derivative, density, scipy_inverse):
+    """The derivatives of the inverse ``x(*shapes, y)`` of ``y = cdf(*shapes, x)``: in each shape s,
+    -(∂cdf/∂s) / density (``shape_derivative(argnum)(*shapes, x)``), and in y, 1 / density, at the exact
+    inverse (from SciPy's value)."""
+
+    def at_inverse(*args):
+        *shapes, y = args
+        # the secant steps may leave the real line by a rounding (mpmath's betainc of x > 1 is complex)
+        return mp.re(inverse(lambda x: cdf(*shapes, x), y, scipy_inverse(*(float(v) for v in args)))), shapes
+
+    def in_shape(argnum):
+        def exact(*args):
+            x, shapes = at_inverse(*args)
+            return -shape_derivative(argnum)(*shapes, x) / density(*shapes, x)
+
+        return exact
+
+    def in_y(*args):
+        x, shapes = at_inverse(*args)
+        return 1 / density(*shapes, x)
+
+    return in_shape, in_y
+
+
+def gamma_cdf(a, x):
+    return mp.gammainc(a, 0, x, regularized=True)
+
+
+def gamma_density(a, x):
+    return x ** (a - 1) * mp.exp(-x) / mp.gamma(a)
+
+
+def beta_cdf(a, b, x):
+    return mp.betainc(a, b, 0, x, regularized=True)
+
+
+def beta_density(a, b, x):
+    return x ** (a - 1) * (1 - x) ** (b - 1) / mp.beta(a, b)
+
+
+GAMMAINCINV_SHAPE, GAMMAINCINV_Y = inverse_shape(
+    gamma_cdf, lambda argnum: gammainc_shape, gamma_density, scipy.special.gammaincinv
+)
+GAMMAINCCINV_SHAPE, GAMMAINCCINV_Y = inverse_shape(
+    lambda a, x: mp.gammainc(a, x, mp.inf, regularized=True),
+    lambda argnum: lambda a, x: -gammainc_shape(a, x),
+    lambda a, x: -gamma_density(a, x),
+    scipy.special.gammainccinv,
+)
+BETAINCCINV_SHAPE, BETAINCCINV_Y = inverse_shape(
+    lambda a, b, x: mp.betainc(b, a, 0, 1 - x, regularized=True),
+    lambda argnum: lambda a, b, x: -betainc_shape(argnum)(a, b, x),
+    lambda a, b, x: -beta_density(a, b, x),
+    scipy.special.betainccinv,
+)
+BETAINCINV_SHAPE, BETAINCINV_Y = inverse_shape(beta_cdf, betainc_shape, beta_density, scipy.special.betaincinv)
+#: shapes, and probabilities from 1e-8 to 1 - 1e-8 (inverses away from 0 and 1 of float64)
+def near_one(scipy_inverse):
+    """The exceptions where the inverse ``x`` is near 1: a float keeps the digits of 1 - x to eps / (1 - x) only, and
+    the derivative (a function of 1 - x) is right at the rounded inverse, not at the exact one."""
+
+    def one_minus(*args):
+        return 1 - scipy_inverse(*(a.astype(numpy.float64) for a in args))
+
+    return (
+        Loose(
+            "the inverse rounds to a float within 1e-5 of 1, whose 1 - x keeps a relative precision of eps / (1 - x) "
+            "only (1e-4 at 1 - x = 7e-13)",
+            rtol=1e-3,
+            dtypes=("float64",),
+            where=lambda *args: one_minus(*args) < 1e-5,
+        ),
+        Loose(
+            "in float32 the inverse within 1e-3 of 1 keeps 1 - x to 6e-8 / (1 - x), and rounds to 1 (derivatives 0) "
+            "below 3e-8",
+            rtol=math.inf,
+            dtypes=("float32",),
+            where=lambda *args: one_minus(*args) < 1e-3,
+        ),
+    )
+
+
+SCIPY_FLOAT32_BETAINCINV = Loose(
+    "SciPy's float32 betaincinv is accurate to about 1e-3 relative only (0.3091467 for 0.3089292 at a = b = 100, "
+    "y = 1e-8), and the derivative is taken at its value",
+    rtol=0.1,
+    dtypes=("float32",),
+)
+FLOAT32_LARGE_SHAPE = Loose(
+    "in float32 the density x^(a-1) e^(-x) / Γ(a) is computed from logarithms of size a, which keep a ε₃₂ of it",
+    rtol=1e-3,
+    dtypes=("float32",),
+    where=lambda a, y: a >= 100,
+)
+INVERSE_GAMMA_GRID = tuple((a, y) for a in (0.1, 0.5, 2.5, 10.0, 100.0, 1000.0) for y in (1e-8, 0.01, 0.3, 0.5, 0.9, 0.999))
+INVERSE_BETA_GRID = tuple(
+    (a, b, y) for a in (0.3, 1.0, 7.5, 100.0) for b in (0.3, 1.0, 7.5, 100.0) for y in (1e-8, 0.01, 0.3, 0.5, 0.9, 0.999)
+)
+
+
 def phi(x):
     return mp.exp(-(x**2) / 2) / mp.sqrt(2 * mp.pi)
 
@@ -353,6 +480,48 @@ SPECIAL = [
     ),
     *special_lines("gammainc_shape", special.gammainc, [lambda a, x: gammainc_shape(a, x), None], GAMMA_SHAPE_GRID),
     *special_lines("gammaincc_shape", special.gammaincc, [lambda a, x: -gammainc_shape(a, x), None], GAMMA_SHAPE_GRID),
+    *special_lines("betainc_shape", special.betainc, [betainc_shape(0), betainc_shape(1), None], BETA_SHAPE_GRID),
+    *special_lines(
+        "betaincc_shape",
+        special.betaincc,
+        [lambda *p: -betainc_shape(0)(*p), lambda *p: -betainc_shape(1)(*p), None],
+        BETA_SHAPE_GRID,
+    ),
+    *special_lines(
+        "gammaincinv_shape",
+        special.gammaincinv,
+        [GAMMAINCINV_SHAPE(0), GAMMAINCINV_Y],
+        INVERSE_GAMMA_GRID,
+        exceptions=(FLOAT32_LARGE_SHAPE,),
+    ),
+    *special_lines(
+        "gammainccinv_shape",
+        special.gammainccinv,
+        [GAMMAINCCINV_SHAPE(0), GAMMAINCCINV_Y],
+        INVERSE_GAMMA_GRID,
+        exceptions=(FLOAT32_LARGE_SHAPE,),
+    ),
+    *special_lines(
+        "betaincinv_shape",
+        special.betaincinv,
+        [BETAINCINV_SHAPE(0), BETAINCINV_SHAPE(1), BETAINCINV_Y],
+        INVERSE_BETA_GRID,
+        exceptions=(*near_one(scipy.special.betaincinv), SCIPY_FLOAT32_BETAINCINV),
+    ),
+    *accurate(
+        "betainccinv_shape",
+        special.betainccinv,
+        [BETAINCCINV_SHAPE(0), BETAINCCINV_SHAPE(1), BETAINCCINV_Y],
+        INVERSE_BETA_GRID,
+        exceptions=(*near_one(scipy.special.betainccinv), SCIPY_FLOAT32_BETAINCINV),
+        skip={**needs_scipy("betainccinv"), "cupy": "cupyx.scipy.special has no betainccinv"},
+    ),
+    *special_lines(
+        "lambertw",
+        lambda x: np.real(special.lambertw(x)),
+        [lambda x: 1 / (mp.exp(mp.lambertw(x)) * (1 + mp.lambertw(x)))],  # W / (x (1 + W)), 1 at 0
+        (-0.36787944117144233, -0.3678, -0.3, 0.0, *TINY[:4], 0.5, 1.0, 10.0, 1e5, 1e300),
+    ),
     *special_lines("erf", special.erf, [lambda x: 2 / SQRT_PI * mp.exp(-(x**2))], (0.0, *TINY, *sym(0.5, 3.0, 6.0, 26.0, 27.5))),
     *special_lines(
         "erfc", special.erfc, [lambda x: -2 / SQRT_PI * mp.exp(-(x**2))], (0.0, *TINY, *sym(0.5, 3.0, 6.0, 26.0, 27.5))

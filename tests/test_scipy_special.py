@@ -4,8 +4,9 @@ The spec table checks each function in both modes to order 2, in float64 and
 float32, on every backend that can compute it: SciPy's functions run on numpy
 (and cupy); on array-api-strict only the functions built from the standard's
 operations run, the others are skipped there (and checked to raise instead of
-copying to the host). Arguments without a closed-form derivative (``betainc``'s
-``a`` and ``b``, orders of Bessel functions) are held constant with
+copying to the host). Arguments without a closed-form derivative (orders of Bessel functions) and those
+differentiable to first order only (the shapes of ``betainc``, ``gammainc`` and their inverses, checked
+below in their own tests) are held constant with
 ``full_like``, which makes an untraced array on the input's backend and device.
 """
 
@@ -37,13 +38,18 @@ STANDARD = {
     "log_softmax",
 }
 UNIT = (0.1, 0.9)
+#: SciPy's functions that cupyx.scipy.special has not (adcore's cupy backend raises NotImplementedError for them)
+NOT_IN_CUPYX = {"betaincc", "betainccinv"}
 
 
 def without_scipy(name):
     """The skip entries of a function that needs SciPy's special functions (none if the standard's operations do)."""
     if name in STANDARD:
         return {}
-    return {b: f"the Array API standard has no {name}, and adcore's {b} backend has no scipy.special" for b in OTHER_BACKENDS}
+    skip = {b: f"the Array API standard has no {name}, and adcore's {b} backend has no scipy.special" for b in OTHER_BACKENDS}
+    if name in NOT_IN_CUPYX:
+        skip["cupy"] = f"cupyx.scipy.special has no {name}"
+    return skip
 
 
 def spec(name, fun, shapes, domains=(R, R, R), **options):
@@ -83,6 +89,11 @@ SPECS = [
     *binary("betaln", (P, P)),
     spec("betainc", lambda x: special.betainc(const(x, 1.5), const(x, 2.5), x), ((2, 3),), (UNIT,)),
     spec("betainc_small_a", lambda x: special.betainc(const(x, 0.7), const(x, 1.0), x), ((3,),), (UNIT,)),
+    spec("betaincc", lambda x: special.betaincc(const(x, 1.5), const(x, 2.5), x), ((3,),), (UNIT,)),
+    spec("betaincinv", lambda y: special.betaincinv(const(y, 1.5), const(y, 2.5), y), ((2, 3),), (UNIT,)),
+    spec("betainccinv", lambda y: special.betainccinv(const(y, 0.7), const(y, 3.0), y), ((3,),), (UNIT,)),
+    spec("gammaincinv", lambda y: special.gammaincinv(const(y, 1.5), y), ((2, 3),), (UNIT,)),
+    spec("gammainccinv", lambda y: special.gammainccinv(const(y, 0.7), y), ((3,),), (UNIT,)),
     spec("gammainc", lambda x: special.gammainc(const(x, 1.5), x), ((2, 3),), (P,)),
     spec("gammainc_scalar_a", lambda x: special.gammainc(0.7, x), ((3,),), (P,)),
     spec("gammaincc", lambda x: special.gammaincc(const(x, 2.5), x), ((2, 3),), (P,)),
@@ -169,6 +180,11 @@ VALUE_CASES = {
     "betainc": (special.betainc, scipy.special.betainc, [_draw(0.2, 3.0), _draw(0.2, 3.0), _draw(0.0, 1.0)]),
     "gammainc": (special.gammainc, scipy.special.gammainc, [_draw(0.2, 3.0), _draw(0.0, 5.0)]),
     "gammaincc": (special.gammaincc, scipy.special.gammaincc, [_draw(0.2, 3.0), _draw(0.0, 5.0)]),
+    "betaincc": (special.betaincc, scipy.special.betaincc, [_draw(0.2, 3.0), _draw(0.2, 3.0), _draw(0.0, 1.0)]),
+    "betaincinv": (special.betaincinv, scipy.special.betaincinv, [_draw(0.2, 3.0), _draw(0.2, 3.0), _draw(0.0, 1.0)]),
+    "betainccinv": (special.betainccinv, scipy.special.betainccinv, [_draw(0.2, 3.0), _draw(0.2, 3.0), _draw(0.0, 1.0)]),
+    "gammaincinv": (special.gammaincinv, scipy.special.gammaincinv, [_draw(0.2, 3.0), _draw(0.0, 1.0)]),
+    "gammainccinv": (special.gammainccinv, scipy.special.gammainccinv, [_draw(0.2, 3.0), _draw(0.0, 1.0)]),
     "erf": (special.erf, scipy.special.erf, [_draw(-3.0, 3.0)]),
     "erfc": (special.erfc, scipy.special.erfc, [_draw(-3.0, 3.0)]),
     "erfinv": (special.erfinv, scipy.special.erfinv, [_draw(-0.99, 0.99)]),
@@ -247,6 +263,8 @@ def _skip_without_scipy(name, backend):
     function = name.split("_axis")[0].split("_sign")[0]
     if backend.name not in SCIPY_BACKENDS and function not in STANDARD:
         pytest.skip(f"the Array API standard has no {function}")
+    if backend.name == "cupy" and function in NOT_IN_CUPYX:
+        pytest.skip(f"cupyx.scipy.special has no {function}")
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -315,8 +333,6 @@ def test_importing_adcore_does_not_import_scipy():
 @pytest.mark.parametrize(
     "fun, argnum",
     [
-        (special.betainc, 0),
-        (special.betainc, 1),
         (special.iv, 0),
         (special.ive, 0),
         (special.kv, 0),
@@ -327,7 +343,7 @@ def test_importing_adcore_does_not_import_scipy():
     ],
 )
 def test_parameters_without_closed_form_derivative_raise(fun, argnum):
-    args = {special.betainc: [1.5, 2.5, 0.3], special.polygamma: [1.0, 2.0]}.get(fun, [1.0, 0.7])
+    args = {special.polygamma: [1.0, 2.0]}.get(fun, [1.0, 0.7])
     name = fun.__name__
     assert name in special.DERIVATIVES_NOT_IMPLEMENTED
     with pytest.raises(NotImplementedError, match=f"scipy.special.{name}: the derivative with respect to"):
@@ -371,6 +387,101 @@ def test_incomplete_gamma_shape_derivative_edges():
         d = grad(lambda a: np.sum(special.gammainc(a, x)))(a)
     numpy.testing.assert_array_equal(d, [0.0, 0.0, numpy.nan, numpy.nan, numpy.nan])
     assert grad(special.gammainc)(numpy.float32(2.0), numpy.float32(1.0)).dtype == numpy.float32
+
+
+#: (a, b, x): small and large shapes, both sides of the mean (the continued fraction of I_x(a, b) and of I_(1-x)(b, a))
+BETA_SHAPES = [(0.05, 0.5, 0.3), (0.7, 3.0, 0.05), (1.5, 2.5, 0.9), (2.5, 0.3, 0.98), (30.0, 40.0, 0.42), (300.0, 200.0, 0.61)]
+
+
+@pytest.mark.parametrize("fun", [special.betainc, special.betaincc])
+@pytest.mark.parametrize("a, b, x", BETA_SHAPES)
+def test_incomplete_beta_is_differentiable_in_its_shapes(fun, a, b, x, backend):
+    """betainc/betaincc(a, b, x) have derivatives in ``a`` and ``b`` (they raised ``NotImplementedError``), checked in
+    both modes against finite differences, alone and with ``x``."""
+    _skip_without_scipy(fun.__name__, backend)
+    a_array, b_array = backend.asarray([a, a * 1.01]), backend.asarray([b, b * 0.99])
+    x_array = backend.asarray([x, x * 0.99])
+    check_grads(lambda a, b: fun(a, b, x_array), modes=("fwd", "rev"), order=1)(a_array, b_array)
+    check_grads(fun, modes=("fwd", "rev"), order=1)(a_array, b_array, x_array)
+
+
+@pytest.mark.parametrize(
+    "fun, shapes, y",
+    [
+        (special.gammaincinv, ([0.3, 40.0],), [0.2, 0.9]),
+        (special.gammainccinv, ([2.5, 0.8],), [0.7, 1e-3]),
+        (special.betaincinv, ([0.4, 30.0], [2.0, 25.0]), [0.3, 0.6]),
+        (special.betainccinv, ([1.5, 0.6], [0.5, 7.0]), [0.01, 0.8]),
+    ],
+)
+def test_inverse_incomplete_functions_are_differentiable_in_their_shapes(fun, shapes, y, backend):
+    """The inverses in x, by the implicit function theorem: both modes against finite differences in every argument,
+    and the derivative in a shape is -(∂F/∂s) / (∂F/∂x) of the function inverted (checked through ``grad`` of F)."""
+    _skip_without_scipy(fun.__name__, backend)
+    arrays = [backend.asarray(v) for v in (*shapes, y)]
+    check_grads(fun, modes=("fwd", "rev"), order=1)(*arrays)
+    if backend.name == "numpy":
+        forward = {special.gammaincinv: special.gammainc, special.gammainccinv: special.gammaincc}
+        forward |= {special.betaincinv: special.betainc, special.betainccinv: special.betaincc}
+        point = [v[0] for v in (*shapes, y)]
+        x = fun(*point)
+        last = len(shapes)
+        for argnum in range(last):
+            expected = -grad(forward[fun], argnum)(*point[:-1], x) / grad(forward[fun], last)(*point[:-1], x)
+            numpy.testing.assert_allclose(grad(fun, argnum)(*point), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fun, sign", [(special.betainc, 1.0), (special.betaincc, -1.0)])
+def test_incomplete_beta_mixed_second_derivative(fun, sign):
+    """∂²I/∂a∂x = the density times log x - ψ(a) + ψ(a + b), ∂²I/∂b∂x times log(1 - x) - ψ(b) + ψ(a + b),
+    through both orders of differentiation; a second derivative in the shapes raises a clear ``NotImplementedError``."""
+    for a, b, x in ((0.5, 2.0, 0.3), (2.5, 7.0, 0.8), (40.0, 35.0, 0.55)):
+        density = x ** (a - 1) * (1 - x) ** (b - 1) / scipy.special.beta(a, b)
+        psi = scipy.special.digamma
+        for argnum, log in ((0, numpy.log(x)), (1, numpy.log1p(-x))):
+            expected = sign * density * (log - psi((a, b)[argnum]) + psi(a + b))
+            numpy.testing.assert_allclose(float(grad(grad(fun, argnum), 2)(a, b, x)), expected, rtol=1e-11)
+            numpy.testing.assert_allclose(float(grad(grad(fun, 2), argnum)(a, b, x)), expected, rtol=1e-11)
+            for second in (0, 1):
+                with pytest.raises(NotImplementedError, match="scipy.special.betainc: the second derivative with respect to"):
+                    grad(grad(fun, argnum), second)(a, b, x)
+    assert {"a (second order)", "b (second order)"} <= set(special.DERIVATIVES_NOT_IMPLEMENTED["betainc"])
+
+
+def test_incomplete_beta_shape_derivative_edges():
+    """0 at x = 0 and x = 1, NaN outside the domain, dtype kept; shapes far beyond the grid converge or are NaN,
+    never a wrong finite number (here: the a = b symmetry at x = 1/2, ∂I/∂a = -∂I/∂b, at 1e8)."""
+    x = numpy.array([0.0, 1.0, -0.1, 1.1, numpy.nan, 0.3, 0.3])
+    a = numpy.array([1.5, 1.5, 1.5, 1.5, 1.5, 0.0, -1.0])
+    with numpy.errstate(invalid="ignore"):
+        for argnum in (0, 1):
+            d = grad(lambda *s: np.sum(special.betainc(*s, x)), argnum)(a, numpy.full(7, 2.0))
+            numpy.testing.assert_array_equal(d, [0.0, 0.0, numpy.nan, numpy.nan, numpy.nan, numpy.nan, numpy.nan])
+    assert grad(special.betainc)(numpy.float32(2.0), numpy.float32(1.0), numpy.float32(0.3)).dtype == numpy.float32
+    d_a, d_b = grad(special.betainc, 0)(1e8, 1e8, 0.5), grad(special.betainc, 1)(1e8, 1e8, 0.5)
+    numpy.testing.assert_allclose(d_a, -d_b, rtol=1e-6)
+
+
+def test_lambertw_is_complex_valued_and_differentiable(backend):
+    """lambertw (it was missing): SciPy's complex values and dtypes (complex64 for float32), and W' = W / (z (1 + W))
+    in both modes to order 2 on branches 0 and ±1, for real z (the real part of the cotangent) and complex z; W'(0) = 1."""
+    _skip_without_scipy("lambertw", backend)
+    x = numpy.array([-0.3, 0.0, 0.5, 3.0, 100.0])
+    z = numpy.array([0.5 + 1j, -2.0 + 0.3j, 3.0 - 1j])
+    for values, k in ((x, 0), (z, 0), (z, -1), (z, 1)):
+        result = special.lambertw(backend.asarray(values, values.dtype.name), k)
+        backend.check_device(result)
+        numpy.testing.assert_allclose(backend.to_numpy(result), scipy.special.lambertw(values, k), rtol=1e-13)
+    assert str(special.lambertw(backend.asarray(x, "float32")).dtype).endswith("complex64")
+    assert str(special.lambertw(backend.asarray(x)).dtype).endswith("complex128")
+    check_grads(lambda x: special.lambertw(x), modes=("fwd", "rev"), order=2)(backend.asarray(x))
+    check_grads(lambda x: np.real(special.lambertw(x)), modes=("fwd", "rev"), order=2)(backend.asarray(x))
+    for k in (0, -1, 1):
+        check_grads(lambda z: special.lambertw(z, k), modes=("fwd", "rev"), order=2)(backend.asarray(z, "complex128"))
+    if backend.name == "numpy":
+        assert float(grad(lambda x: np.real(special.lambertw(x)))(0.0)) == 1.0
+        w = scipy.special.lambertw(3.0).real
+        numpy.testing.assert_allclose(grad(lambda x: np.real(special.lambertw(x)))(3.0), w / (3.0 * (1 + w)), rtol=1e-14)
 
 
 def test_gammasgn_is_not_differentiable():

@@ -2,10 +2,11 @@
 
 Density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` (standardised by ``loc`` and ``scale``),
 as compositions of ``adcore.numpy`` and ``adcore.scipy.special`` functions.
-``logpdf`` and ``pdf`` are differentiable in every argument; ``cdf``, ``logcdf``,
-``sf`` and ``logsf`` (``betainc``) in ``x``, ``loc`` and ``scale``, and raise
-``NotImplementedError`` in ``a`` and ``b`` (no closed form; autograd has no rule
-there either). The arguments broadcast; the result has their floating dtype; NaN
+``logpdf`` and ``pdf`` are differentiable in every argument, to any order; ``cdf``,
+``logcdf``, ``sf`` and ``logsf`` (``betainc``) too, their derivatives in ``a`` and ``b``
+being ``special.betainc``'s (a continued fraction differentiated in the shapes, relative
+error below 2e-12 for shapes up to 1000, first order only: the second derivative in
+``a`` and ``b`` raises ``NotImplementedError``). The arguments broadcast; the result has their floating dtype; NaN
 where ``a``, ``b`` or ``scale`` is not positive. Only ``numpy`` and ``cupy`` have
 the special functions these need.
 """

@@ -8,9 +8,9 @@ regularized incomplete beta function, ``F(t) = I_u(df/2, df/2)`` with
 ``I_(df/(df+t²))(df/2, 1/2)`` and a branch on the sign of ``t``; the tests check it
 against SciPy's ``stdtr``), evaluated without cancellation in either tail and
 smooth at ``t = 0`` (the A&S form has an infinite derivative factor there): they
-are differentiable in ``x``, ``loc`` and ``scale``; the derivative in ``df``
-raises ``NotImplementedError`` (``betainc`` has none in its parameters; autograd's
-``t.cdf`` has none in ``df`` and ``scale`` either). The arguments
+are differentiable in every argument, in ``df`` through ``special.betainc``'s
+derivative in its shapes (first order only; autograd's ``t.cdf`` has none in
+``df`` and ``scale``). The arguments
 broadcast; the result has their floating dtype; NaN where ``df <= 0`` or
 ``scale <= 0``. Only ``numpy`` and ``cupy`` have the special functions these need.
 """

@@ -16,6 +16,7 @@ with the array libraries' own autograd (torch's) off: ``recording_paused``.
 
 
 import math
+import warnings
 
 from backends import array_backend, recording_paused
 
@@ -966,9 +967,10 @@ def holomorphic_grad(fun, x):
     """The complex derivative ``f'(z)`` of a holomorphic scalar ``fun``, in reverse mode.
 
     A real ``x`` is taken as the complex number ``x + 0j`` (``complex64`` for ``float32``,
-    else ``complex128``; JAX's ``grad(holomorphic=True)`` refuses real inputs, autograd warns
-    and returns only the real part of ``f'``): the result is complex whatever the input, so
-    a function with complex constants (``z * exp(1j * z)``) gets its whole derivative.
+    else ``complex128``; JAX's ``grad(holomorphic=True)`` refuses real inputs, autograd
+    returns only the real part of ``f'``): the result is complex whatever the input, so
+    a function with complex constants (``z * exp(1j * z)``) gets its whole derivative. As
+    autograd, it warns "Input to holomorphic_grad is not complex" (a ``UserWarning``) then.
 
     Raises
     ------
@@ -980,6 +982,8 @@ def holomorphic_grad(fun, x):
     >>> complex(holomorphic_grad(lambda z: z * anp.exp(1j * z))(0.0))
     (1+0j)
     """
+    if not vspace(x).iscomplex:
+        warnings.warn("Input to holomorphic_grad is not complex", stacklevel=3)
     return _pullback_of_ones(fun, _with_checked_output(fun, SCALAR), _as_complex(x))[1]
 
 

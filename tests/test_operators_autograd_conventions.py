@@ -227,6 +227,14 @@ def test_an_output_that_is_a_constant_of_an_outer_trace_warns():
         assert float(grad(outer)(1.0)) == 1.0
 
 
+def test_holomorphic_grad_of_a_real_input_warns_as_autograd():
+    with pytest.warns(UserWarning, match="Input to holomorphic_grad is not complex"):
+        assert complex(holomorphic_grad(lambda z: z * z)(2.0)) == 4.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        holomorphic_grad(lambda z: z * z)(2.0 + 0j)
+
+
 # ---- class 9: an ndarray subclass of the argument keeps its class and its box type ----
 
 

@@ -1,20 +1,21 @@
 """What every client script shares: the environment, the source distribution, the two runs and the table."""
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tarfile
 import time
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Pinned as in the environment the alias's own tests run in, so that only autograd vs adcore differs.
-COMMON = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "autograd==1.9.1", "pytest"]
+#: pytest-reportlog writes each test's outcome and duration as it ends (an interrupted run still reports).
+COMMON = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "autograd==1.9.1", "pytest", "pytest-reportlog"]
 
 #: One thread per numerical library in both runs (the machine may be shared).
 THREADS = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -35,7 +36,7 @@ class Client:
 @dataclass
 class Run:
     seconds: float
-    outcomes: dict  # test id -> "passed", "failed", "error" or "skipped"
+    outcomes: dict  # test id -> "passed", "failed" or "skipped"
     durations: dict  # test id -> seconds
 
 
@@ -71,18 +72,30 @@ def prepare(client, venv, work):
 
 
 def run_suite(python, source, client, through_alias, extra_args, report):
-    """Run the client's tests once; its outcomes and durations from pytest's JUnit report."""
+    """Run the client's tests once; their outcomes and durations from pytest-reportlog's report."""
     launcher = [python, "-m", "adcore.compat.autograd", "-m", "pytest"] if through_alias else [python, "-m", "pytest"]
-    command = [*launcher, client.tests, "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *client.pytest_args, *extra_args]
+    options = ["-q", "-p", "no:cacheprovider", f"--report-log={report}"]
+    command = [*launcher, client.tests, *options, *client.pytest_args, *extra_args]
     start = time.perf_counter()
     subprocess.run(command, cwd=source, env={**os.environ, **THREADS}, stdout=subprocess.DEVNULL, check=False)
-    seconds = time.perf_counter() - start
+    return read_report(report, time.perf_counter() - start)
+
+
+def read_report(report, seconds):
+    """A :class:`Run` from a pytest-reportlog file: a test failed if any of its phases did, was skipped if
+    its setup was, and passed if its call did; its duration is that of its phases together."""
     outcomes, durations = {}, {}
-    for case in ElementTree.parse(report).iter("testcase"):
-        test = f"{case.get('classname')}::{case.get('name')}"
-        kinds = {child.tag for child in case}
-        outcomes[test] = next((kind for kind in ("error", "failure", "skipped") if kind in kinds), "passed")
-        durations[test] = float(case.get("time", 0.0))
+    with open(report) as lines:
+        for line in lines:
+            entry = json.loads(line)
+            if entry.get("$report_type") != "TestReport":
+                continue
+            test, outcome = entry["nodeid"], entry["outcome"]
+            durations[test] = durations.get(test, 0.0) + entry["duration"]
+            if outcome == "failed":
+                outcomes[test] = "failed"
+            elif outcomes.get(test) != "failed" and (outcome == "skipped" or entry["when"] == "call"):
+                outcomes[test] = outcome
     return Run(seconds, outcomes, durations)
 
 
@@ -91,7 +104,7 @@ def main(client, argv=None):
     python, source = prepare(client, args.venv, args.work)
     runs = {}
     for label, through_alias in (("autograd", False), ("alias", True)):
-        report = Path(args.work) / f"{client.name}-{label}.xml"
+        report = Path(args.work) / f"{client.name}-{label}.jsonl"
         runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report)
     theirs, ours = runs["autograd"], runs["alias"]
     passed = {label: {test for test, outcome in run.outcomes.items() if outcome == "passed"} for label, run in runs.items()}

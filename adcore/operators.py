@@ -15,6 +15,9 @@ with the array libraries' own autograd (torch's) off: ``recording_paused``.
 """
 
 
+import math
+import warnings
+
 from backends import array_backend, recording_paused
 
 from . import numpy as anp
@@ -38,6 +41,7 @@ from .core import (
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .core.forward import TapeNode, has_jvps, tape_jvp, tape_order
 from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
@@ -624,9 +628,9 @@ def _trace_reverse(fun, x):
     return trace(VJPNode.new_root(), fun, x)
 
 
-def _batch_safe(end_node):
-    """Whether every primitive in the graph ending at ``end_node`` has a batch-safe VJP."""
-    return all(node.fun is None or node.fun in batch_safe_vjps for node in toposort(end_node))
+def _batch_safe(nodes):
+    """Whether every primitive recorded in ``nodes`` (a graph's) has a batch-safe VJP."""
+    return all(node.fun is None or node.fun in batch_safe_vjps for node in nodes)
 
 
 def _jacobian_spaces(fun, ans, x):
@@ -650,7 +654,7 @@ def _jacobian_rows(end_node, ans_vs, x_vs):
         def pullback(e):
             return [anp.add(a, anp.multiply(1j, b)) for a, b in zip(vjp(e), vjp(anp.multiply(-1j, e)))]
 
-    if ans_vs.size > 1 and end_node is not None and _batch_safe(end_node):
+    if ans_vs.size > 1 and end_node is not None and _batch_safe(toposort(end_node)):
         blocks = _batched_rows(pullback, ans_vs, x_leaves)
     else:
         blocks = [anp.stack(rows) for rows in zip(*(pullback(e) for e in ans_vs.standard_basis()))]
@@ -691,8 +695,9 @@ def _empty_jacobian(ans_vs, x_vs):
 @unary_to_nary
 def jacfwd(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in forward mode:
-    one JVP per input entry (the columns), cheaper than ``jacrev`` when ``x`` is small. With
-    respect to several arguments or a container, a container of blocks, as ``jacrev``.
+    one JVP per input entry (the columns; two for a complex entry, see ``jacobian``), cheaper
+    than ``jacrev`` when ``x`` is small. With respect to several arguments or a container, a
+    container of blocks, as ``jacrev``.
 
     >>> jacfwd(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
@@ -700,36 +705,104 @@ def jacfwd(fun, x):
     """
     jvp = _make_jvp(_with_checked_output(fun, ARRAY), x)
     x_vs = vspace(x)
-    x_leaves = _leaf_spaces(x_vs)
-    columns = iter([jvp(e)[1] for e in x_vs.standard_basis()])  # leaf after leaf, entry after entry
-    if any(vs.size == 0 for vs in x_leaves):
+    if any(vs.size == 0 for vs in _leaf_spaces(x_vs)):
         ans_vs = _jacobian_spaces(fun, jvp(x_vs.zeros())[0], x)[0]
+    else:
+        ans_vs = None  # not needed: every block has columns
+    return _jacobian_columns(lambda v: jvp(v)[1], ans_vs, x_vs)
+
+
+def _jacobian_columns(tangent_along, ans_vs, x_vs):
+    """The Jacobian from its columns, ``tangent_along(v)`` (the output's tangent along ``v``) for each
+    basis tangent ``v`` of ``x_vs``; for a container ``x``, a container of blocks (see ``jacrev``).
+    ``ans_vs`` is needed only for a block of an empty input.
+
+    The column of a complex entry is ``real(t(e)) - 1j real(t(1j e))``, ``t = tangent_along``: the
+    derivative of the output's real part ``u`` in ``z = x + iy`` as ``du/dx - 1j du/dy``, the row that
+    reverse mode pulls back from a real cotangent, and autograd's convention (its ``grad`` of a real
+    function of ``z`` is ``df/dx - 1j df/dy``); for a holomorphic function it is ``f'(z)``."""
+    x_leaves = _leaf_spaces(x_vs)
+    zeros = _leaves(x_vs, x_vs.zeros())
+
+    def column(k, vs, e):
+        def along(v):
+            return tangent_along(_with_leaves(x_vs, [v if j == k else z for j, z in enumerate(zeros)]))
+
+        if not vs.iscomplex:
+            return along(e)
+        return anp.subtract(anp.real(along(e)), anp.multiply(1j, anp.real(along(anp.multiply(1j, e)))))
+
     blocks = []
-    for vs in x_leaves:
+    for k, vs in enumerate(x_leaves):
         if vs.size == 0:
             blocks.append(_empty_jacobian(ans_vs, vs))
             continue
-        block = anp.stack([next(columns) for _ in range(vs.size)], axis=-1)
+        block = anp.stack([column(k, vs, e) for e in vs.standard_basis()], axis=-1)
         blocks.append(anp.reshape(block, anp.shape(block)[:-1] + vs.shape))
     return _with_leaves(x_vs, blocks)
 
 
+#: The costs that choose ``jacobian``'s mode (:func:`_forward_is_cheaper`), in nanoseconds, measured on
+#: NumPy (benchmarks/jacobian_modes.py): a primitive's rule in a backward pass (``REVERSE_STEP``) or in a
+#: forward pass through the recorded graph (``FORWARD_STEP``), and an entry of a value or tangent
+#: (``ENTRY``; a batched backward pass has one per entry of a recorded value per row).
+REVERSE_STEP, FORWARD_STEP, ENTRY = 6_000, 6_000, 1
+
+
 @unary_to_nary
 def jacobian(fun, x):
-    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, by the cheaper mode:
-    reverse (``jacrev``) when the output has no more entries than ``x``, else forward (``jacfwd``,
-    after the one trace that measured the output). With respect to several arguments (a tuple
-    ``argnum``) or a container, a container of blocks, as ``jacrev``.
+    """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, from one trace, by the
+    cheaper mode: rows pulled back in reverse (as ``jacrev``), or columns pushed forward through the
+    recorded graph (each primitive's JVP on the call it recorded; the function runs once). Forward is
+    taken only where every primitive recorded has a JVP rule and the estimated cost is lower
+    (:func:`_forward_is_cheaper`; a rule that still refuses sends it back to reverse), so ``jacobian``
+    works wherever ``jacrev`` does, and with primitives that have VJPs only (autograd's ``jacobian``
+    is always reverse). With respect to several arguments (a tuple ``argnum``) or a container, a
+    container of blocks, as ``jacrev``.
+
+    For a complex ``x``, each entry of the Jacobian is ``du/dx - 1j du/dy`` for ``u`` the real part of
+    the output and ``z = x + iy`` (autograd's and ``grad``'s convention; ``f'(z)`` for a holomorphic
+    ``f``); for a complex output of a real ``x``, the derivative of the output.
 
     >>> jacobian(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
     """
-    ans, end_node = _trace_reverse(fun, x)
+    ans, end_node = trace(TapeNode.new_root(), fun, x)
     ans_vs, x_vs = _jacobian_spaces(fun, ans, x)
-    if ans_vs.size <= x_vs.size:
-        return _jacobian_rows(end_node, ans_vs, x_vs)
-    return _as_step_of(fun.op, fun.__name__, jacfwd, fun)(x)
+    if end_node is not None and ans_vs.size > 0 and x_vs.size > 0:
+        nodes = tape_order(end_node)
+        if has_jvps(nodes) and _forward_is_cheaper(nodes, ans_vs, x_vs):
+            try:
+                return _jacobian_columns(lambda v: tape_jvp(nodes, v), ans_vs, x_vs)
+            except RuleNotDefined as error:
+                if error.mode != "JVP":
+                    raise
+    return _jacobian_rows(end_node, ans_vs, x_vs)
+
+
+def _forward_is_cheaper(nodes, ans_vs, x_vs):
+    """Whether the columns of the Jacobian pushed forward through the recorded graph ``nodes`` (one
+    pass per input entry, two per complex one) are estimated to cost less than its rows pulled back:
+    one batched backward pass where every VJP is batch-safe (each entry of each recorded value once
+    per row), else one backward pass per row (two per row of a complex output of a real input)."""
+    steps = len(nodes)
+    entries = sum(_entries(node.call[0]) for node in nodes if node.fun is not None)
+    columns = sum(vs.size * (2 if vs.iscomplex else 1) for vs in _leaf_spaces(x_vs))
+    rows = ans_vs.size * (2 if ans_vs.iscomplex and not x_vs.iscomplex else 1)
+    forward = columns * (steps * FORWARD_STEP + entries * ENTRY)
+    if rows > 1 and _batch_safe(nodes):
+        reverse = steps * REVERSE_STEP + rows * entries * ENTRY
+    else:
+        reverse = rows * (steps * REVERSE_STEP + entries * ENTRY)
+    return forward < reverse
+
+
+def _entries(value):
+    """The number of entries of a recorded value: its shape's product (1 for a scalar or a container;
+    NaN for a shape a lazy library does not know yet, which makes no mode cheaper)."""
+    shape = getattr(value, "shape", ())
+    return math.prod(shape) if isinstance(shape, tuple) else 1
 
 
 def hessian(fun, argnum=0):
@@ -900,9 +973,10 @@ def holomorphic_grad(fun, x):
     """The complex derivative ``f'(z)`` of a holomorphic scalar ``fun``, in reverse mode.
 
     A real ``x`` is taken as the complex number ``x + 0j`` (``complex64`` for ``float32``,
-    else ``complex128``; JAX's ``grad(holomorphic=True)`` refuses real inputs, autograd warns
-    and returns only the real part of ``f'``): the result is complex whatever the input, so
-    a function with complex constants (``z * exp(1j * z)``) gets its whole derivative.
+    else ``complex128``; JAX's ``grad(holomorphic=True)`` refuses real inputs, autograd
+    returns only the real part of ``f'``): the result is complex whatever the input, so
+    a function with complex constants (``z * exp(1j * z)``) gets its whole derivative. As
+    autograd, it warns "Input to holomorphic_grad is not complex" (a ``UserWarning``) then.
 
     Raises
     ------
@@ -914,6 +988,8 @@ def holomorphic_grad(fun, x):
     >>> complex(holomorphic_grad(lambda z: z * anp.exp(1j * z))(0.0))
     (1+0j)
     """
+    if not vspace(x).iscomplex:
+        warnings.warn("Input to holomorphic_grad is not complex", stacklevel=3)
     return _pullback_of_ones(fun, _with_checked_output(fun, SCALAR), _as_complex(x))[1]
 
 
@@ -999,11 +1075,15 @@ def linearize(fun, *primals):
 @unary_to_nary
 def deriv(fun, x):
     """The derivative of ``fun`` along a tangent of ones (forward mode); for scalar ``x`` the derivative.
+    A complex entry's one is ``1 + 1j`` (autograd's ``deriv``: the ones of its complex vector space).
 
     >>> float(deriv(lambda x: x ** 3)(2.0))
     12.0
     """
-    return _with_writable_tangent(*_make_jvp(_with_checked_output(fun, ANY), x)(vspace(x).ones()))[1]
+    x_vs = vspace(x)
+    leaf_ones = zip(_leaf_spaces(x_vs), _leaves(x_vs, x_vs.ones()))
+    ones = [anp.add(one, anp.multiply(1j, one)) if vs.iscomplex else one for vs, one in leaf_ones]
+    return _with_writable_tangent(*_make_jvp(_with_checked_output(fun, ANY), x)(_with_leaves(x_vs, ones)))[1]
 
 
 def checkpoint(fun):

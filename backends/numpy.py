@@ -138,8 +138,9 @@ class NumPyBackend(Backend):
 
     def snapshot(self, x):
         """A copy of ``x``, of its type, shape, strides order and dtype (``x.copy``: about half of ``asarray``'s time
-        on small arrays, which a trace copies one per constant)."""
-        return x.copy(order="K") if type(x) is numpy.ndarray else super().snapshot(x)
+        on small arrays, which a trace copies one per constant). An ``ndarray`` subclass stays of its class (its own
+        ``copy``), so that the box type a library registered for it (``Box.type_mappings``) still traces it."""
+        return x.copy(order="K") if isinstance(x, numpy.ndarray) else super().snapshot(x)
 
     checks_constants = True
 

@@ -6,11 +6,27 @@ node sums the contributions of its parents as soon as it is built, so nothing
 is walked backwards. This module imports no array library.
 """
 
-from .reverse import RuleNotDefined, argnums_text, joined_output
+from operator import attrgetter
+
+from .reverse import RuleNotDefined, VJPNode, argnums_text, joined_output, reverse_creation_order
 from .tracer import Node, primitive_name, trace
 from .vspace import VSpace, accumulate, check_rule_output, checking_rules, vspace
 
 primitive_jvps = {}
+
+
+def output_tangent(fun, parent_argnums, gs, value, args, kwargs):
+    """The tangent of ``value = fun(*args, **kwargs)`` for the tangents ``gs`` of the arguments at
+    ``parent_argnums`` (``RuleNotDefined`` if ``fun`` has no JVP rule; checked under ``set_debug``)."""
+    try:
+        jvpmaker = primitive_jvps[fun]
+    except KeyError:
+        raise RuleNotDefined("JVP", fun, parent_argnums) from None
+    g = jvpmaker(parent_argnums, gs, value, args, kwargs)
+    if checking_rules.get():
+        rule = f"the JVP of {primitive_name(fun)} for {argnums_text(parent_argnums)}"
+        check_rule_output(vspace(value), g, rule, "tangent")
+    return g
 
 
 class JVPNode(Node):
@@ -19,18 +35,45 @@ class JVPNode(Node):
     __slots__ = ["g"]
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
-        try:
-            jvpmaker = primitive_jvps[fun]
-        except KeyError:
-            raise RuleNotDefined("JVP", fun, parent_argnums) from None
         gs = [parents[0].g] if len(parents) == 1 else [parent.g for parent in parents]  # one parent: no comprehension
-        self.g = jvpmaker(parent_argnums, gs, value, args, kwargs)
-        if checking_rules.get():
-            rule = f"the JVP of {primitive_name(fun)} for {argnums_text(parent_argnums)}"
-            check_rule_output(vspace(value), self.g, rule, "tangent")
+        self.g = output_tangent(fun, parent_argnums, gs, value, args, kwargs)
 
     def initialize_root(self, g):
         self.g = g
+
+
+class TapeNode(VJPNode):
+    """A :class:`VJPNode` that also keeps its primitive's call (``call``: output, arguments with every
+    constant kept, keyword arguments, argnums), so that tangents can be pushed through the recorded
+    graph (:func:`tape_jvp`) as well as cotangents pulled back: both modes from one trace."""
+
+    __slots__ = ["call"]
+    keeps_call = True
+
+
+def tape_order(end_node):
+    """The nodes of the graph ending at the :class:`TapeNode` ``end_node``, in the order they were
+    recorded (every node after its parents), for :func:`tape_jvp`."""
+    return sorted(reverse_creation_order(end_node), key=attrgetter("number"))
+
+
+def has_jvps(nodes):
+    """Whether every primitive recorded in ``nodes`` has a JVP rule (one that may still refuse an argnum)."""
+    return all(node.fun is None or node.fun in primitive_jvps for node in nodes)
+
+
+def tape_jvp(nodes, g):
+    """The tangent of the output of a recorded graph (``nodes``, from :func:`tape_order`) along the
+    tangent ``g`` of its input: each primitive's JVP rule on the call it recorded, in recording
+    order, without running the function again (``RuleNotDefined`` where a rule is missing)."""
+    tangents = {}
+    for node in nodes:
+        if node.fun is None:
+            tangents[node] = g
+            continue
+        value, args, kwargs, argnums = node.call
+        tangents[node] = output_tangent(node.fun, argnums, [tangents[parent] for parent in node.parents], value, args, kwargs)
+    return tangents[nodes[-1]]
 
 
 def make_jvp(fun, x):

@@ -31,10 +31,13 @@ class VJPNode(Node):
     (``saved`` None), or the rule's ``vjp`` with the values it names (``saved``; see
     :class:`SavedValuesVJP`), which needs no closure per node.
 
-    Its constant arguments are kept by its trace's :class:`Constants`.
+    Its constant arguments are kept by its trace's :class:`Constants`. A subclass that sets
+    ``keeps_call`` keeps every constant argument, and ``call``: the primitive's output, arguments,
+    keyword arguments and differentiated argnums (``adcore.core.forward.TapeNode``).
     """
 
     __slots__ = ["fun", "parents", "number", "constants", "vjp", "saved"]
+    keeps_call = False
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
         self.fun = fun
@@ -44,7 +47,7 @@ class VJPNode(Node):
         rule = saved_values_vjps.get(fun)
         if (
             len(args) != len(parent_argnums)
-            and (rule is None or rule.keeps_arguments)
+            and (rule is None or rule.keeps_arguments or self.keeps_call)
             and not (len(args) == 2 and type(args[1 - parent_argnums[0]]) in immutable_types)  # x * 0.5: nothing to keep
         ):
             args = constants.keep(args, parent_argnums, fun)
@@ -61,6 +64,8 @@ class VJPNode(Node):
             keeps_output = not rule.output_readers.isdisjoint(parent_argnums)
             self.vjp = rule.vjp
             self.saved = (value if keeps_output else None, args if rule.keeps_arguments else None, kwargs, parent_argnums)
+        if self.keeps_call:
+            self.call = (value, args, kwargs, parent_argnums)
 
     def initialize_root(self, constants=None):
         self.fun = None

@@ -13,6 +13,7 @@ This module imports no array library.
 import gc
 import itertools
 import threading
+import warnings
 from .wrapping import wraps
 
 
@@ -249,13 +250,15 @@ class gc_paused:  # noqa: N801 - used as a function: ``with gc_paused():``
                 gc.enable()
 
 
-def trace(start_node, fun, x):
+def trace(start_node, fun, x, warn_if_independent=True):
     """Run ``fun(x)`` with ``x`` boxed under a new trace rooted at ``start_node``.
 
     Returns ``(end_value, end_node)``; ``end_node`` is None when the output does
-    not depend on ``x``. Trace ids only grow (one counter for all threads), so a
-    trace started inside another has the larger id and nothing needs resetting
-    when ``fun`` raises.
+    not depend on ``x``, and then (with ``warn_if_independent``) a ``UserWarning``
+    "Output seems independent of input." is emitted, where and as autograd's
+    ``trace`` emits it (libraries test for it). Trace ids only grow (one counter
+    for all threads), so a trace started inside another has the larger id and
+    nothing needs resetting when ``fun`` raises.
     """
     trace_id = next(_trace_ids)
     start_box = new_box(x, trace_id, start_node)
@@ -263,6 +266,8 @@ def trace(start_node, fun, x):
         end_box = fun(start_box)
     if isbox(end_box) and end_box._trace_id == trace_id:
         return end_box._value, end_box._node
+    if warn_if_independent:
+        warnings.warn("Output seems independent of input.", stacklevel=1)
     return end_box, None
 
 

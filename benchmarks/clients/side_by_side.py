@@ -1,0 +1,127 @@
+"""What every client script shares: the environment, the source distribution, the two runs and the table."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Pinned as in the environment the alias's own tests run in, so that only autograd vs adcore differs.
+#: pytest-reportlog writes each test's outcome and duration as it ends (an interrupted run still reports).
+COMMON = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "autograd==1.9.1", "pytest", "pytest-reportlog"]
+
+#: One thread per numerical library in both runs (the machine may be shared).
+THREADS = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+@dataclass
+class Client:
+    """A library: its name and version on PyPI, the packages its tests need, where its tests lie in its
+    source distribution, and pytest's arguments as its CI passes them."""
+
+    name: str
+    version: str
+    test_packages: list
+    tests: str
+    pytest_args: list = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    seconds: float
+    outcomes: dict  # test id -> "passed", "failed" or "skipped"
+    durations: dict  # test id -> seconds
+
+
+def parse_args(client, argv):
+    description = f"{client.name} {client.version}'s tests under autograd and through adcore's alias"
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--venv", default="/work/venv-clients2", help="the environment (made if missing)")
+    parser.add_argument("--work", default="/tmp/adcore-clients", help="where the source distribution is unpacked")
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (a subset of the tests: -k ...)")
+    return parser.parse_args(argv)
+
+
+def python_of(venv):
+    return str(Path(venv) / "bin" / "python")
+
+
+def prepare(client, venv, work):
+    """The environment's python and the unpacked source distribution's folder (each made if missing)."""
+    python = python_of(venv)
+    if not Path(python).exists():
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    packages = [*COMMON, f"{client.name}=={client.version}", *client.test_packages]
+    subprocess.run([python, "-m", "pip", "install", "-q", *packages], check=True)
+    subprocess.run([python, "-m", "pip", "install", "-q", "-e", str(ROOT)], check=True)
+    source = Path(work) / f"{client.name}-{client.version}"
+    if not source.exists():
+        Path(work).mkdir(parents=True, exist_ok=True)
+        download = [python, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", work]
+        subprocess.run([*download, f"{client.name}=={client.version}"], check=True)
+        with tarfile.open(Path(work) / f"{client.name}-{client.version}.tar.gz") as archive:
+            archive.extractall(work, filter="data")
+    return python, source
+
+
+def run_suite(python, source, client, through_alias, extra_args, report):
+    """Run the client's tests once; their outcomes and durations from pytest-reportlog's report."""
+    launcher = [python, "-m", "adcore.compat.autograd", "-m", "pytest"] if through_alias else [python, "-m", "pytest"]
+    options = ["-q", "-p", "no:cacheprovider", f"--report-log={report}"]
+    command = [*launcher, client.tests, *options, *client.pytest_args, *extra_args]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=source, env={**os.environ, **THREADS}, stdout=subprocess.DEVNULL, check=False)
+    return read_report(report, time.perf_counter() - start)
+
+
+def read_report(report, seconds):
+    """A :class:`Run` from a pytest-reportlog file: a test failed if any of its phases did, was skipped if
+    its setup was, and passed if its call did; its duration is that of its phases together."""
+    outcomes, durations = {}, {}
+    with open(report) as lines:
+        for line in lines:
+            entry = json.loads(line)
+            if entry.get("$report_type") != "TestReport":
+                continue
+            test, outcome = entry["nodeid"], entry["outcome"]
+            durations[test] = durations.get(test, 0.0) + entry["duration"]
+            if outcome == "failed":
+                outcomes[test] = "failed"
+            elif outcomes.get(test) != "failed" and (outcome == "skipped" or entry["when"] == "call"):
+                outcomes[test] = outcome
+    return Run(seconds, outcomes, durations)
+
+
+def main(client, argv=None):
+    args = parse_args(client, argv)
+    python, source = prepare(client, args.venv, args.work)
+    runs = {}
+    for label, through_alias in (("autograd", False), ("alias", True)):
+        report = Path(args.work) / f"{client.name}-{label}.jsonl"
+        runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report)
+    theirs, ours = runs["autograd"], runs["alias"]
+    passed = {label: {test for test, outcome in run.outcomes.items() if outcome == "passed"} for label, run in runs.items()}
+    lost = sorted(passed["autograd"] - passed["alias"])
+    both = passed["autograd"] & passed["alias"]
+    ratios = [ours.durations[t] / theirs.durations[t] for t in both if theirs.durations[t] > 0.05]  # tests of 50 ms or more
+    median = statistics.median(ratios) if ratios else float("nan")
+    print("| library (version) | its tests under autograd | through the alias | time alias/autograd (total; per test, median) |")
+    print("|---|---|---|---|")
+    total = f"{ours.seconds / theirs.seconds:.2f} ({ours.seconds:.0f} s / {theirs.seconds:.0f} s)"
+    print(
+        f"| {client.name} {client.version} | {len(passed['autograd'])} of {len(theirs.outcomes)} | {len(passed['alias'])} | "
+        f"{total}; {median:.2f} over {len(ratios)} tests |"
+    )
+    for test in lost:
+        print(f"passes under autograd only: {test} ({ours.outcomes.get(test, 'not run')} through the alias)")
+    gained = sorted(passed["alias"] - passed["autograd"])
+    for test in gained:
+        print(f"passes through the alias only: {test}")
+    return 1 if lost else 0

@@ -655,7 +655,7 @@ def _along(end, axis):
 # ---- counting ----
 
 
-@anp.array_like("x", "weights")
+@anp.array_like("weights")
 def bincount(x, weights=None, minlength=0):
     """The number of occurrences of each value in the non-negative integer ``x`` (int64), or, with
     ``weights``, the sum of the weights per value: differentiable in ``weights`` (a scatter-add)."""

@@ -280,7 +280,8 @@ def _plain_index(index):
         positions = [i for i, item in enumerate(index) if not isinstance(item, (slice, type(None), type(Ellipsis)))]
         if positions != list(range(positions[0], positions[-1] + 1)):
             return None
-    return index
+    # the Array API indexes every axis or ends with an ellipsis; the batch axis makes one more
+    return index if any(item is Ellipsis for item in index) else (*index, Ellipsis)
 
 
 def getitem(fun, size, batched, args, kwargs):

@@ -143,7 +143,7 @@ def test_per_example_gradients_of_an_mlp(backend):
     xs, ys = backend.asarray(rng.normal(size=(6, 5))), backend.asarray(rng.normal(size=(6,)))
 
     def loss(w1, w2, x, y):
-        return (np.tanh(x @ w1) @ w2 - y) ** 2
+        return (np.matmul(np.tanh(np.matmul(x, w1)), w2) - y) ** 2
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VmapFallbackWarning)  # container_untake (grad in a tuple of argnums) loops

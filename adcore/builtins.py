@@ -190,9 +190,10 @@ def _untake_sparse(g, container, index):
 
 
 def _take(g, index):
-    """``container_take(g, index)`` for a cotangent ``g``, sparse or not."""
+    """Item ``index`` of a cotangent ``g`` of a container: sparse, a container, or an array (the cotangent a
+    user's VJP gives a list it took whole, one row per item), which is indexed as an array (its own rule)."""
     if builtins.type(g) is not SparseCotangent:
-        return container_take(g, index)
+        return container_take(g, index) if _container_box(getval(g)) else g[index]
     if builtins.isinstance(index, slice):
         return container_take(g.dense(), index)
     return g.item(_position(g.container, index))

@@ -27,7 +27,6 @@ from .core import (
     defjvp,
     defjvp_argnum,
     defjvp_argnums,
-    defvjp,
     defvjp_argnum,
     defvjp_argnums,
     defvjp_is_zero,
@@ -40,7 +39,23 @@ from .core import (
     primitive_vjps,
     vspace,
 )
+from .core import defvjp as _defvjp
+from .core.reverse import numbers_in_space
 from .numpy.rules import batch_ndim, def_batch_safe_vjp
+
+
+def defvjp(fun, *vjpmakers, argnums=None):
+    """Register one VJP maker per argument, ``vjpmaker(ans, *args, **kwargs) -> vjp(g)`` (autograd's ``defvjp``).
+
+    ``vjpmakers[i]`` is for argument ``argnums[i]`` (default ``0, 1, ...``); ``None`` means the cotangent
+    of that argument is zero. A ``vjp`` may return a Python number for an argument that is not one
+    (``lambda g: 0.0``): it is the array of the argument's shape and dtype holding that number, as NumPy
+    broadcasts it; and an array for a list or tuple argument (one row per item). Arguments with no maker
+    raise ``NotImplementedError`` when differentiated.
+    """
+    argnums = range(len(vjpmakers)) if argnums is None else argnums
+    makers = [None if maker is None else numbers_in_space(maker, argnum) for argnum, maker in zip(argnums, vjpmakers)]
+    _defvjp(fun, *makers, argnums=argnums)
 
 
 def register_notrace(trace_type, primitive_fun):

@@ -94,6 +94,20 @@ class Backend:
     def __repr__(self):
         return f"<adcore backend {self.name}>"
 
+    def real(self, x):
+        """NumPy's ``real``: the real part of a complex ``x``, and a real ``x`` itself (the standard's
+        ``real`` takes complex arrays only)."""
+        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
+            return x
+        return self.lookup("real")(x)
+
+    def imag(self, x):
+        """NumPy's ``imag``: the imaginary part of a complex ``x``, and zeros of a real ``x``'s shape and
+        dtype (the standard's ``imag`` takes complex arrays only)."""
+        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
+            return self.zeros_like(x)
+        return self.lookup("imag")(x)
+
     def device(self, x):
         return array_api_compat.device(x)
 

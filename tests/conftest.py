@@ -137,6 +137,8 @@ KNOWN_FAILURES = {
         "test_integer_values.py::test_*[selected_by_where]": "`where(condition)`: a data-dependent shape, unknown to a lazy "
         "array",
         "test_numpy_rules.py::test_derivatives[getitem_mask": "`x[mask]`: a data-dependent shape, unknown to a lazy array",
+        "test_rules_containers.py::test_hessian_through_a_mask_selecting_nothing": "`x[mask]`: a data-dependent shape, "
+        "unknown to a lazy array",
         "test_numpy_rules.py::test_getitem_mixed_index_follows_numpy[int_slice_array]": "`x[1, :, i]`: Dask reads an integer "
         "array beside integers apart from NumPy's rule; adcore refuses such an index on Dask rather than give a wrong value",
     },

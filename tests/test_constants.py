@@ -152,12 +152,20 @@ def same_outcome(got, expected):
     return True
 
 
+#: spec line -> the forms at which its result is not unique, so that rounding (a copy's layout against a
+#: view's, one LAPACK against another) may pick another: a broadcast view repeats one row, and the
+#: orthogonal factor of a rank-deficient ``a.T @ b`` is not unique (seen with SciPy 1.15 on Python 3.10)
+NOT_UNIQUE = {"orthogonal_procrustes": ("broadcast",)}
+
+
 def cases(spec, dtype):
     """``(label, scalar, reference, x, user arrays)`` for each argument of ``spec`` differentiated and each form."""
     args = inputs(NUMPY, spec, dtype)
     for argnum, x in enumerate(args):
         fixed = [a for i, a in enumerate(args) if i != argnum]
         for form, make in FORMS.items():
+            if form in NOT_UNIQUE.get(spec.name, ()):
+                continue
             made = [make(a) for a in fixed]
             copies = [numpy.array(a) for a in made]
             at = list(made)

@@ -120,28 +120,6 @@ def spaces(spec, args, argnum, seed):
     return vspace(value).randn(rng), vspace(x).randn(rng)
 
 
-_QUANTILE_REPLAY = (
-    "open bug: a quantile's selected entries depend on the values (the sort order); off numpy the "
-    "recording neither follows nor refuses that, so a replay at other values selects the recorded entries"
-)
-#: spec lines whose replay differs from eager on the backends other than numpy (array-api-strict, torch): open
-#: bugs, each with its cause
-OPEN_REPLAY_BUGS = {
-    **dict.fromkeys(
-        (
-            "quantile_interpolated_inverted_cdf_traced_q",
-            "quantile_weights_full",
-            "quantile_weights_axes_keepdims",
-            "nanpercentile_weights",
-            "nanquantile_axis-1_keepdims",
-            "nanquantile_weibull",
-        ),
-        _QUANTILE_REPLAY,
-    ),
-    "convolve_axes_image_filters": "open bug: a replay differs from eager (found on device1; cause not yet known)",
-}
-
-
 @pytest.mark.parametrize("spec", SPECS)
 def test_replay_equals_eager_on_the_spec_table(spec, backend):
     """Recorded at one input, replayed at another: value, VJP and JVP equal the eager ones there, bit for bit."""
@@ -149,8 +127,6 @@ def test_replay_equals_eager_on_the_spec_table(spec, backend):
         pytest.skip(f"{spec.name} on {backend.name}: {spec.skip[backend.name]}")
     dtype = spec.dtypes[0]
     first, second = inputs(backend, spec, dtype, seed=0), inputs(backend, spec, dtype, seed=1)
-    if backend.name != "numpy" and spec.name in OPEN_REPLAY_BUGS:
-        pytest.xfail(f"{spec.name} on {backend.id}: {OPEN_REPLAY_BUGS[spec.name]}")
     if spec.name in REFUSED:
         with pytest.raises(JitError, match=REFUSED[spec.name]):
             jit(spec.fun)(*first)
@@ -179,6 +155,32 @@ def test_replay_equals_eager_on_the_spec_table(spec, backend):
             jitted(first, direction[0])
             assert_same(jitted(second, direction[1]), expected, backend)
             assert len(jitted.programs) == 1
+
+
+QUANTILE_CALLS = {
+    "weighted": lambda a, w, q: np.quantile(a, q, axis=1, method="inverted_cdf", weights=w),
+    "weighted_nan": lambda a, w, q: np.nanpercentile(a, 100.0 * q, axis=(1, 0), method="inverted_cdf", weights=w.T),
+    "traced_q": lambda a, w, q: np.quantile(a * w, q, axis=-1, method="interpolated_inverted_cdf", keepdims=True),
+    "nan_traced_q": lambda a, w, q: np.nanquantile(np.where(w > 0.7, np.nan, a), q, axis=0, method="hazen"),
+}
+
+
+@pytest.mark.parametrize("call", QUANTILE_CALLS)
+def test_a_replay_selects_by_the_new_values(call, backend):
+    """What a quantile selects depends on the values (the sort order, which weights and positions
+    count, where the NaNs are): a replay computes it again from the new arguments, the weights and
+    ``q`` traced too, instead of selecting the recorded entries."""
+    rng = numpy.random.default_rng(7)
+
+    def arguments():
+        return (backend.asarray(rng.standard_normal((3, 5))), backend.asarray(rng.random((3, 5))), backend.asarray(rng.random(2)))
+
+    jitted = jit(QUANTILE_CALLS[call])
+    jitted(*arguments())
+    for _ in range(3):
+        args = arguments()
+        assert_same(jitted(*args), QUANTILE_CALLS[call](*args), backend)
+    assert len(jitted.programs) == 1
 
 
 # ---- programs in autograd's style, and the benchmarks' workloads ----

@@ -337,6 +337,32 @@ def defvjp(fun, *vjpmakers, argnums=None):
     defvjp_argnum(fun, vjp_argnum)
 
 
+_python_numbers = (int, float, complex)
+
+
+def numbers_in_space(vjpmaker, argnum):
+    """``vjpmaker`` of argument ``argnum`` (a ``defvjp`` maker), whose ``vjp`` may return a Python number for an
+    argument that is not one (``lambda g: 0.0``, as autograd's rules may, NumPy broadcasting it): that
+    number is made a value of the argument's space (every entry the number), so the rules downstream see
+    the argument's shape and dtype. The ``vjp`` keeps the argument (a user's rule mostly reads it anyway)."""
+
+    def maker(ans, *args, **kwargs):
+        vjp, x = vjpmaker(ans, *args, **kwargs), args[argnum]
+        if type(x) in _python_numbers:
+            return vjp
+
+        def vjp_in_space(g):
+            cotangent = vjp(g)
+            if type(cotangent) not in _python_numbers:
+                return cotangent
+            space = vspace(x)
+            return space.scalar_mul(space.ones(), cotangent)
+
+        return vjp_in_space
+
+    return maker
+
+
 def zero_vjp(argnum):
     def maker(ans, *args, **kwargs):
         return lambda g: vspace(args[argnum]).zeros()

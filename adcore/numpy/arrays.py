@@ -614,6 +614,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return take(both, library.take(order, first[counts == 1]))
 
 
+@anp.array_like("a")
 def sort_complex(a):
     """``a`` sorted along its last axis by real part, then imaginary part, as a complex array
     (complex64 for float32 and small integer input, complex128 otherwise, as NumPy)."""

@@ -463,6 +463,7 @@ defvjp(pinv, grad_pinv)
 defjvp(pinv, jvp_pinv)
 
 
+@anp.array_like("a")
 def matrix_power(a, n):
     """``a`` (a stack of square matrices) raised to the integer power ``n``; ``n < 0`` inverts first.
 
@@ -504,6 +505,7 @@ def multi_dot(arrays):
     return result
 
 
+@anp.array_like("a", "b")
 def lstsq(a, b, rcond=None):
     """The least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)``, a plain tuple.
 
@@ -1106,6 +1108,7 @@ LinAlgError = _np.linalg.LinAlgError
 test = _np.linalg.test
 
 
+@anp.array_like("a")
 def eigvals(a):
     """The eigenvalues of each square matrix of ``a``: ``eig(a).eigenvalues``, with its dtypes (real when
     ``a`` is real and every eigenvalue is real, as NumPy's, on every backend but Dask, where they are
@@ -1128,6 +1131,7 @@ def cond(x, p=None):
     return anp.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
 
 
+@anp.array_like("A", "tol")
 @notrace_primitive
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values of each matrix of ``A`` above ``tol`` (default ``rtol`` times the
@@ -1178,6 +1182,7 @@ def cross(x1, x2, /, *, axis=-1):
     return anp.cross(x1, x2, axis=axis)
 
 
+@anp.array_like("x")
 def diagonal(x, /, *, offset=0):
     """The ``offset`` diagonal of each matrix of ``x`` (its last two axes)."""
     return anp.diagonal(x, offset, -2, -1)
@@ -1226,3 +1231,7 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 __all__ += ["LinAlgError", "cond", "cross", "diagonal", "eigvals", "matmul", "matrix_rank", "matrix_transpose", "outer"]
 __all__ += ["svdvals", "tensordot", "tensorinv", "tensorsolve", "test", "trace", "vecdot"]
+
+# The primitives that take NumPy's array_like (their rules are registered above, on the primitives): a list
+# given to them is made one array first (``anp.array_like``).
+cholesky, eig, eigh, eigvalsh = (anp.array_like("a")(fun) for fun in (cholesky, eig, eigh, eigvalsh))

@@ -85,6 +85,7 @@ acos, acosh, asin, asinh = anp.arccos, anp.arccosh, anp.arcsin, anp.arcsinh
 atan, atan2, atanh, pow = anp.arctan, anp.arctan2, anp.arctanh, anp.power
 
 
+@anp.array_like("x")
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """The cumulative sum along ``axis`` (optional for 1-d ``x``); ``include_initial`` puts a 0 first."""
     return _cumulative(anp.cumsum, 0.0, x, axis, dtype, out, include_initial, "cumulative_sum")
@@ -160,6 +161,7 @@ def divmod(x1, x2, /):
     return anp.floor_divide(x1, x2), anp.remainder(x1, x2)
 
 
+@anp.array_like("x1", "x2")
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for integer ``x2``, exact (two multiplications by powers of two that cannot overflow)."""
     return _times_power_of_two(x1, getval(x2))
@@ -208,6 +210,7 @@ def i0(x):
     return special_i0(x)
 
 
+@anp.array_like("a")
 def real_if_close(a, tol=100):
     """``real(a)`` if every imaginary part of the complex ``a`` is below ``tol`` (in machine epsilons when
     ``tol > 1``), else ``a``."""
@@ -373,6 +376,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
 # ---- integration and interpolation ----
 
 
+@anp.array_like("y", "x")
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of ``y`` along ``axis`` by the trapezoidal rule, at the sample points ``x`` (1-d, or of
     ``y``'s shape) or with spacing ``dx``."""
@@ -453,6 +457,7 @@ def vander(x, N=None, increasing=False):
     return anp.stack(columns if increasing else columns[::-1], axis=1)
 
 
+@anp.array_like("p", "x")
 def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first) at ``x``, by Horner's scheme."""
     x = anp.asarray(x) if not (isbox(x) or hasattr(x, "shape")) else x
@@ -650,6 +655,7 @@ def _along(end, axis):
 # ---- counting ----
 
 
+@anp.array_like("x", "weights")
 def bincount(x, weights=None, minlength=0):
     """The number of occurrences of each value in the non-negative integer ``x`` (int64), or, with
     ``weights``, the sum of the weights per value: differentiable in ``weights`` (a scatter-add)."""

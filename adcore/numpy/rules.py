@@ -888,7 +888,7 @@ def after_batch(index):
 def per_batch_row(g, row_vjp):
     """``row_vjp`` applied to each row of the batch of cotangents ``g``, the results stacked."""
     batch_shape = anp.shape(g)[: batch_ndim()]
-    rows = anp.reshape(g, (-1,) + anp.shape(g)[len(batch_shape) :])
+    rows = anp.reshape(g, (math.prod(batch_shape),) + anp.shape(g)[len(batch_shape) :])  # -1 is ambiguous for an empty row
     with cotangent_batch(0):
         out = anp.stack([row_vjp(rows[i, ...]) for i in range(anp.shape(rows)[0])])
     return anp.reshape(out, batch_shape + anp.shape(out)[1:])

@@ -601,9 +601,8 @@ def _quantile(a, q, axis, out, method, keepdims, weights, scale, skip_nan, name)
         weights = _reduced_axes_last(weights, axis, name)[0]
         if skip_nan:
             weights = anp.where(getval(missing), anp.zeros_like(weights), weights)
-        index, invalid = _weighted_inverted_cdf(getval(x), weights, getval(q))
-        result = take_along_axis(sort(x, axis=-1), index, -1)
-        result_is_nan = anp.logical_or(result_is_nan, invalid)
+        result = take_along_axis(sort(x, axis=-1), _weighted_inverted_cdf(x, weights, q), -1)
+        result_is_nan = anp.logical_or(result_is_nan, _invalid_weights(weights))
     result = anp.moveaxis(anp.where(result_is_nan, anp.nan, result), -1, 0)
     return anp.reshape(result, q_shape + (keepdims_shape if keepdims else kept_shape))
 
@@ -620,20 +619,21 @@ def _weights(weights, a, axis, skip_nan, name):
 
     Weights given as Python values or a NumPy array are checked on the host, as NumPy does (for
     the nan functions, whose slices' weights depend on where ``a``'s NaNs are, only their sign);
-    an array of another backend is not (that would force its value): ``_weighted_inverted_cdf``
-    makes the slices of invalid weights NaN instead.
+    an array of another backend is not (that would force its value): ``_invalid_weights``
+    makes the slices of invalid weights NaN instead. The array is made by :func:`_weights_like`,
+    so that ``adcore.jit`` records it when the weights are traced.
     """
-    backend = backend_of(a)
-    weights = getval(weights)
-    on_host = array_backend(weights) is None or isinstance(weights, _np.ndarray)
+    raw = getval(weights)
+    on_host = array_backend(raw) is None or isinstance(raw, _np.ndarray)
     if on_host:
-        weights = _np.asarray(weights)
-        if weights.dtype.kind not in "biuf":
-            raise TypeError(f"{name}: weights must be real numbers, got dtype {weights.dtype}")
+        raw = _np.asarray(raw)
+        if raw.dtype.kind not in "biuf":
+            raise TypeError(f"{name}: weights must be real numbers, got dtype {raw.dtype}")
     else:
-        backend_of(a, weights, op=name)  # weights must be on a's backend and device
-    a_shape, w_shape = tuple(a.shape), tuple(weights.shape)
+        backend_of(a, raw, op=name)  # weights must be on a's backend and device
+    a_shape, w_shape = tuple(a.shape), tuple(raw.shape)
     axes = tuple(range(len(a_shape)))
+    order = along = None
     if w_shape != a_shape:
         if axis is None:
             raise TypeError(f"{name}: axis must be given when the shapes of a {a_shape} and weights {w_shape} differ")
@@ -645,46 +645,67 @@ def _weights(weights, a, axis, skip_nan, name):
             )
         order = tuple(sorted(range(len(axes)), key=axes.__getitem__))
         along = tuple(a_shape[d] if d in axes else 1 for d in range(len(a_shape)))
-        if on_host:
-            weights = _np.reshape(_np.transpose(weights, order), along)
-        else:
-            weights = backend.reshape(backend.permute_dims(weights, order), along)
     elif axis is not None:
         axes = tuple(anp._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
     if on_host:
-        weights = _np.asarray(weights, dtype=_np.float64)
-        if _np.any(weights < 0):
+        host = _np.asarray(raw, dtype=_np.float64)
+        if _np.any(host < 0):
             raise ValueError(f"{name}: weights must be non-negative")
-        total = _np.sum(_np.broadcast_to(weights, a_shape), axis=axes)
+        if order is not None:
+            host = _np.reshape(_np.transpose(host, order), along)
+        total = _np.sum(_np.broadcast_to(host, a_shape), axis=axes)
         if not skip_nan and not _np.all(_np.isfinite(total) & (total > 0)):
             raise ValueError(f"{name}: the weights of a slice are not finite or all zero")
-        weights = backend.from_numpy(weights, device=backend.device(a))
-    return backend.broadcast_to(weights, a_shape)
+    return _weights_like(weights, a, order, along)
 
 
+@notrace_primitive
+def _weights_like(weights, a, order, along):
+    """``weights`` on ``a``'s backend and device (as float64 if given on the host), its axes put in
+    ``order`` and reshaped to ``along`` (unless ``order`` is None), broadcast to ``a``'s shape."""
+    backend = backend_of(a)
+    if array_backend(weights) is None or isinstance(weights, _np.ndarray):
+        weights = backend.from_numpy(_np.asarray(weights, dtype=_np.float64), device=backend.device(a))
+    if order is not None:
+        weights = backend.reshape(backend.permute_dims(weights, order), along)
+    return backend.broadcast_to(weights, tuple(a.shape))
+
+
+@notrace_primitive
 def _weighted_inverted_cdf(x, weights, q):
-    """``(index, invalid)`` of method ``inverted_cdf`` with weights (NumPy's weighted ``_quantile``).
+    """The positions of method ``inverted_cdf`` with weights in each slice of ``sort(x)`` (NumPy's
+    weighted ``_quantile``).
 
-    ``x`` (not sorted) and ``weights`` are raw arrays of shape ``(..., n)``, ``q`` of shape
-    ``(1, ..., k)``. ``index`` (shape ``(..., k)``) is, in each slice of ``sort(x)``, the first
-    position where the normalised cumulative weight reaches ``q`` (cumulative weights of 0
-    never do); ``invalid`` (shape ``(..., 1)``) is True where the slice's weights are negative,
-    not finite or all zero.
+    ``x`` (not sorted) and ``weights`` are arrays of shape ``(..., n)``, ``q`` of shape
+    ``(1, ..., k)``; the result (shape ``(..., k)``) is, in each slice, the first position where the
+    normalised cumulative weight reaches ``q`` (cumulative weights of 0 never do), clipped to the
+    slice. A non-differentiable primitive, so that ``adcore.jit`` records it and a replay selects
+    by the new values (the positions depend on them); ``_invalid_weights`` tells the slices whose
+    positions mean nothing.
     """
     backend = backend_of(x, op="quantile")
     float64 = backend.dtype("float64")
     order = backend.argsort(x, axis=-1, stable=True)
     cdf = backend.cumulative_sum(backend.astype(backend.take_along_axis(weights, order, axis=-1), float64), axis=-1)
     total = cdf[..., -1:]
-    invalid = backend.logical_or(
-        backend.any(weights < 0, axis=-1, keepdims=True),
-        backend.logical_not(backend.logical_and(backend.isfinite(total), total > 0)),
-    )
-    cdf = backend.astype(cdf / backend.where(invalid, backend.ones_like(total), total), q.dtype)  # in q's dtype, as NumPy
+    usable = backend.logical_and(backend.isfinite(total), total > 0)
+    cdf = backend.astype(cdf / backend.where(usable, total, backend.ones_like(total)), q.dtype)  # in q's dtype, as NumPy
     cdf = backend.where(cdf == 0, backend.asarray(-1.0, dtype=q.dtype, device=backend.device(cdf)), cdf)
     below = backend.expand_dims(cdf, axis=-2) < backend.expand_dims(q, axis=-1)
     index = backend.sum(backend.astype(below, backend.dtype("int64")), axis=-1)
-    return backend.minimum(index, x.shape[-1] - 1), invalid
+    return backend.minimum(index, x.shape[-1] - 1)
+
+
+@notrace_primitive
+def _invalid_weights(weights):
+    """Whether the weights of each slice along the last axis are negative, not finite or all zero
+    (shape ``(..., 1)``): its weighted quantiles are NaN."""
+    backend = backend_of(weights, op="quantile")
+    total = backend.sum(backend.astype(weights, backend.dtype("float64")), axis=-1, keepdims=True)
+    return backend.logical_or(
+        backend.any(weights < 0, axis=-1, keepdims=True),
+        backend.logical_not(backend.logical_and(backend.isfinite(total), total > 0)),
+    )
 
 
 def _reduced_axes_last(a, axis, name):
@@ -770,7 +791,7 @@ def _order_statistic(x, q, count, method):
         t = anp.subtract(position, below)
     # where the position is clipped to an end both order statistics are that end: t = 0 makes
     # its derivative exactly 1 (and t's derivative in q 0)
-    inside = anp.logical_and(at >= 0.0, at < last)
+    inside = anp.logical_and(anp.greater_equal(at, 0.0), anp.less(at, last))
     return _lerp(lower, upper, anp.where(inside, t, anp.zeros_like(at)))
 
 
@@ -790,8 +811,10 @@ def _lerp(lower, upper, t):
 
 
 @notrace_primitive
+@notrace_primitive
 def _as_index(x):
-    """The integer array of the whole numbers in the float array ``x``."""
+    """The integer array of the whole numbers in the float array ``x`` (recorded by ``adcore.jit``: the
+    positions depend on the values)."""
     backend = backend_of(x, op="quantile")
     return backend.astype(x, backend.dtype("int64"))
 

@@ -8,6 +8,8 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 """
 
 import builtins
+import inspect
+
 from ..core.wrapping import wraps
 
 import numpy as _np
@@ -119,6 +121,36 @@ def _exact_dtype(x, dtype):
 _exact_dtypes = {}  # (backend, dtype) -> whether it is an integer or boolean dtype
 
 
+def array_like(*names):
+    """Declare the parameters ``names`` of a function NumPy's ``array_like``: a list or tuple passed
+    there (of numbers, arrays or traced values) is made one array (:func:`array`) before the function
+    runs, as NumPy takes it, so that the function (a primitive, or a composition that reads ``shape``)
+    sees an array. The function returned calls ``fun``; for a primitive, ``.primitive`` is ``fun``
+    (which holds the rules)."""
+
+    def decorate(fun):
+        parameters = list(inspect.signature(fun).parameters)
+        positions = tuple(parameters.index(name) for name in names)
+
+        @wraps(fun)
+        def with_arrays(*args, **kwargs):
+            if builtins.any(type(args[i]) in _sequences for i in positions if i < len(args)):
+                args = tuple(array(a) if i in positions and type(a) in _sequences else a for i, a in enumerate(args))
+            for name in names:
+                if type(kwargs.get(name)) in _sequences:
+                    kwargs[name] = array(kwargs[name])
+            return fun(*args, **kwargs)
+
+        if hasattr(fun, "fun"):
+            with_arrays.primitive = fun
+        return with_arrays
+
+    return decorate
+
+
+_sequences = (list, tuple)
+
+
 # ---- differentiable elementwise functions ----
 
 negative = primitive(_elementwise("negative"))
@@ -227,6 +259,7 @@ def fabs(x):
     return abs(x)
 
 
+@array_like("x")
 def positive(x):
     return x
 
@@ -281,6 +314,7 @@ def _widen(x):
     return astype(x, complex128 if iscomplexobj(x) else float64)
 
 
+@array_like("x")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN and infinities replaced by finite numbers (real input); the derivative is 0 at replaced entries."""
     value = getval(x)
@@ -477,17 +511,20 @@ def nanprod(x, axis=None, keepdims=False):
     return prod(where(isnan(x), 1.0, x), axis=axis, keepdims=keepdims)
 
 
+@array_like("x")
 def nanmean(x, axis=None, keepdims=False):
     x, narrow = _accumulating(x)
     return _given_back(nansum(x, axis=axis, keepdims=keepdims) / _nonnan_count(x, axis, keepdims), narrow)
 
 
+@array_like("x")
 def nanvar(x, axis=None, ddof=0, keepdims=False):
     x, narrow = _accumulating(x)
     centered = where(isnan(x), 0.0, subtract(x, nanmean(x, axis=axis, keepdims=True)))
     return _given_back(sum(square(centered), axis=axis, keepdims=keepdims) / (_nonnan_count(x, axis, keepdims) - ddof), narrow)
 
 
+@array_like("x")
 def nanstd(x, axis=None, ddof=0, keepdims=False):
     return sqrt(nanvar(x, axis=axis, ddof=ddof, keepdims=keepdims))
 
@@ -685,12 +722,14 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def atleast_1d(*arrays):
-    result = [x if ndim(x) >= 1 else reshape(x, (1,)) for x in arrays]
+    """Each of ``arrays`` (array_like: a list is made an array) with at least one dimension."""
+    result = [x if ndim(x) >= 1 else reshape(x, (1,)) for x in map(_as_array, arrays)]
     return result[0] if len(result) == 1 else _array_list(result)
 
 
 def atleast_2d(*arrays):
-    result = [x if ndim(x) >= 2 else reshape(x, (1,) * (2 - ndim(x)) + shape(x)) for x in arrays]
+    """Each of ``arrays`` (array_like: a list is made an array) with at least two dimensions."""
+    result = [x if ndim(x) >= 2 else reshape(x, (1,) * (2 - ndim(x)) + shape(x)) for x in map(_as_array, arrays)]
     return result[0] if len(result) == 1 else _array_list(result)
 
 
@@ -700,7 +739,7 @@ def atleast_3d(*arrays):
         new_shape = {0: (1, 1, 1), 1: (1, *shape(x), 1), 2: (*shape(x), 1)}.get(n, shape(x))
         return reshape(x, new_shape)
 
-    result = [to_3d(x) for x in arrays]
+    result = [to_3d(x) for x in map(_as_array, arrays)]
     return result[0] if len(result) == 1 else _array_list(result)
 
 
@@ -742,6 +781,7 @@ def _along(axis, index, n):
     return (slice(None),) * _normalize_axis(axis, n) + (index, ...)
 
 
+@array_like("ary")
 def array_split(ary, indices_or_sections, axis=0):
     """Pieces of ``ary`` along ``axis`` (NumPy's ``array_split``), each a differentiable slice."""
     length = shape(ary)[_normalize_axis(axis, ndim(ary))]
@@ -756,6 +796,7 @@ def array_split(ary, indices_or_sections, axis=0):
     return _array_list([ary[_along(axis, slice(start, stop), ndim(ary))] for start, stop in zip(bounds[:-1], bounds[1:])])
 
 
+@array_like("ary")
 def split(ary, indices_or_sections, axis=0):
     if isinstance(indices_or_sections, int) and shape(ary)[axis] % indices_or_sections:
         raise ValueError(f"split: array of length {shape(ary)[axis]} does not split into {indices_or_sections} equal parts")
@@ -786,12 +827,15 @@ def tile(A, reps):
     return reshape(tiled, tuple(rep * size_ for rep, size_ in zip(reps, a_shape)))
 
 
+@array_like("a")
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
     if axis is None or ndim(a) == 0:  # NumPy repeats a 0-d array along axis 0 or -1 as a 1-d one
         axis = 0 if axis is None else _normalize_axis(axis, 1)
         a = ravel(a)
     axis = _normalize_axis(axis, ndim(a))
+    if hasattr(repeats, "shape"):  # an array of counts (NumPy's integer scalars too): read on the host, as NumPy sizes its result
+        repeats = backend_of(repeats, op="repeat").to_numpy(repeats).tolist()
     if not isinstance(repeats, int):
         pieces = [repeat(a[_along(axis, slice(i, i + 1), ndim(a))], r, axis) for i, r in enumerate(repeats) if r]
         return concatenate(pieces, axis=axis)
@@ -826,6 +870,7 @@ def rollaxis(a, axis, start=0):
     return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
+@array_like("a", "prepend", "append")
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The ``n``-th discrete difference along ``axis``."""
     nd = ndim(a)
@@ -848,10 +893,19 @@ def _with_axis(a_shape, axis, size_):
     return tuple(a_shape)
 
 
+@array_like("f")
 def gradient(f, *varargs, axis=None, edge_order=1):
-    """NumPy's ``gradient`` with unit or scalar spacing: central differences inside, one-sided at the edges."""
+    """NumPy's ``gradient`` with unit or scalar spacing: central differences inside, one-sided at the edges.
+
+    Raises
+    ------
+    NotImplementedError
+        If ``edge_order`` is not 1, or a spacing is an array of coordinates (NumPy's uneven spacing).
+    """
     if edge_order != 1:
         raise NotImplementedError("gradient: only edge_order=1 is supported")
+    if builtins.any(ndim(h) != 0 for h in varargs):
+        raise NotImplementedError("gradient: only scalar spacings are supported (no coordinate arrays)")
     nd = ndim(f)
     axes = list(range(nd)) if axis is None else [_normalize_axis(a, nd) for a in ((axis,) if isinstance(axis, int) else axis)]
     spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1.0] * len(axes)
@@ -869,6 +923,7 @@ _LINEAR_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
 _STAT_PAD_MODES = ("maximum", "minimum", "mean", "median")
 
 
+@array_like("array")
 def pad(array, pad_width, mode="constant", **kwargs):
     """``array`` padded along each axis, axis after axis as NumPy does, in every mode of NumPy's ``pad``.
 
@@ -1097,11 +1152,13 @@ def tri_mask(x, k, lower):
     return offsets <= k if lower else offsets >= k
 
 
+@array_like("x")
 def tril(x, k=0):
     """``x`` with the entries above the ``k``-th diagonal set to 0."""
     return where(tri_mask(x, k, True), x, 0.0)
 
 
+@array_like("x")
 def triu(x, k=0):
     """``x`` with the entries below the ``k``-th diagonal set to 0."""
     return where(tri_mask(x, k, False), x, 0.0)
@@ -1464,5 +1521,7 @@ _imported = {
     "notrace_primitive",
     "primitive",
     "wraps",
+    "inspect",
+    "array_like",
 }
 __all__ = sorted(name for name in list(globals()) if not name.startswith("_") and name not in _imported)

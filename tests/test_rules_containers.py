@@ -1,0 +1,206 @@
+"""Rules and containers as the libraries built on autograd use them (issue 26, classes 11-13).
+
+- 11: a user's VJP may give an array as the cotangent of a traced list (one row per item) and a
+  Python number as the cotangent of an array argument (an indexed item): both hold at every order.
+- 12: the Hessian of a function that indexes with a boolean mask selecting nothing.
+- 13: NumPy's ``array_like`` arguments take lists everywhere: every function of ``adcore.numpy``,
+  ``linalg`` and ``fft`` called with lists gives what it gives for the same values as arrays; and
+  ``repeat`` takes an array of counts.
+"""
+
+import inspect
+import warnings
+
+import numpy
+import pytest
+
+import adcore
+import adcore.numpy as np
+from adcore import grad, hessian, jacobian
+from adcore.builtins import list as traced_list
+from adcore.extend import defvjp, primitive
+
+# ---- 11: what a user's VJP may return ----
+
+
+@primitive
+def weighted_sum(params):
+    """``2 params[0] + 3 params[1]`` of a list of two scalars; its VJP gives the list's cotangent as one array."""
+    return params[0] * 2.0 + params[1] * 3.0
+
+
+defvjp(weighted_sum, lambda ans, params: lambda g: np.stack([2.0 * g, 3.0 * g]))
+
+
+@primitive
+def twice_first(a, b):
+    """``2 a``; the VJP of ``b`` is the Python number 0.0."""
+    return a * 2.0
+
+
+defvjp(twice_first, lambda ans, a, b: lambda g: 2.0 * g, lambda ans, a, b: lambda g: 0.0)
+
+
+def test_an_array_as_the_cotangent_of_a_traced_list_holds_at_second_order(backend):
+    x = backend.asarray([1.5, 2.0])
+
+    def f(x):  # 2 x0^2 x1 + 3 x0 x1^2
+        return weighted_sum(traced_list([x[0], x[1]])) * x[0] * x[1]
+
+    expected_grad = [4 * 1.5 * 2.0 + 3 * 2.0**2, 2 * 1.5**2 + 6 * 1.5 * 2.0]
+    expected_hessian = [[4 * 2.0, 4 * 1.5 + 6 * 2.0], [4 * 1.5 + 6 * 2.0, 6 * 1.5]]
+    numpy.testing.assert_allclose(backend.to_numpy(grad(f)(x)), expected_grad)
+    numpy.testing.assert_allclose(backend.to_numpy(hessian(f)(x)), expected_hessian)
+    numpy.testing.assert_allclose(backend.to_numpy(grad(lambda x: grad(f)(x)[0])(x)), expected_hessian[0])
+
+
+def test_an_array_as_the_cotangent_of_a_list_of_arguments_holds_at_second_order():
+    def f(a, b):
+        return weighted_sum(adcore.builtins.tuple((a, b))) * a * b
+
+    rows = grad(lambda a, b: grad(f, argnum=[0, 1])(a, b)[0], argnum=[0, 1])(1.5, 2.0)
+    numpy.testing.assert_allclose([float(r) for r in rows], [8.0, 18.0])
+
+
+def test_a_python_number_as_the_cotangent_of_an_indexed_item_holds_at_second_order(backend):
+    x = backend.asarray([1.5, 2.0])
+
+    def f(x):  # 2 x0^2 x1 (the cotangent of x[1] in twice_first is 0.0)
+        return twice_first(x[0], x[1]) * x[0] * x[1]
+
+    numpy.testing.assert_allclose(backend.to_numpy(grad(f)(x)), [4 * 1.5 * 2.0, 2 * 1.5**2])
+    numpy.testing.assert_allclose(backend.to_numpy(hessian(f)(x)), [[8.0, 6.0], [6.0, 0.0]])
+
+
+# ---- 12: a mask that selects nothing ----
+
+
+def test_hessian_through_a_mask_selecting_nothing(backend):
+    x = backend.asarray([1.0, 2.0, 3.0])
+    nothing = backend.asarray([False, False, False], dtype="bool")
+
+    def f(x):
+        return np.sum(x[nothing] ** 2) + np.sum(x**3)
+
+    numpy.testing.assert_allclose(backend.to_numpy(hessian(f)(x)), numpy.diag([6.0, 12.0, 18.0]))
+    matrix = backend.asarray(numpy.arange(6.0).reshape(3, 2))
+    h = hessian(lambda m: np.sum(np.exp(m[nothing])) + np.sum(m**2))(matrix)
+    numpy.testing.assert_allclose(backend.to_numpy(h), 2 * numpy.eye(6).reshape(3, 2, 3, 2))
+
+
+# ---- 13: array_like arguments ----
+
+
+def test_repeat_takes_an_array_of_counts(backend):
+    a = backend.asarray([1.0, 2.0, 3.0])
+    counts = backend.asarray([1, 0, 2], dtype="int64")
+    numpy.testing.assert_allclose(backend.to_numpy(np.repeat(a, counts)), [1.0, 3.0, 3.0])
+    g = grad(lambda a: np.sum(np.repeat(a, counts) ** 2))(a)
+    numpy.testing.assert_allclose(backend.to_numpy(g), [2.0, 0.0, 12.0])
+    numpy.testing.assert_allclose(np.repeat(numpy.array([1.0, 2.0]), numpy.int64(2)), [1.0, 1.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eig", "eigvals", "eigh", "eigvalsh"])
+def test_linalg_takes_a_list_and_a_traced_list(name):
+    matrix = [[2.0, 0.5], [0.5, 3.0]]
+    fun = getattr(np.linalg, name)
+    expected = getattr(numpy.linalg, name)(matrix)
+    _assert_same(expected, fun(matrix))
+
+    def total(x):  # the matrix as a list of traced entries
+        result = fun([[x[0], x[1]], [x[1], x[2]]])
+        values = result[0] if name in ("eig", "eigh") else result
+        return np.sum(np.real(values))
+
+    g = grad(total)(np.array([2.0, 0.5, 3.0]))
+    assert numpy.all(numpy.isfinite(g)) and not numpy.allclose(g, 0.0)
+
+
+def test_atleast_1d_and_diff_of_a_list_return_arrays():
+    assert isinstance(np.atleast_1d([1.0, 2.0]), numpy.ndarray)
+    numpy.testing.assert_allclose(np.diff([1.0, 4.0, 9.0]), [3.0, 5.0])
+
+
+L1, L1B, I1 = [0.5, 1.5, 2.0], [1.0, 0.25, 3.0], [1, 0, 2]
+L2, L2B, L23 = [[2.0, 0.5], [0.5, 3.0]], [[1.0, 2.0], [0.0, 1.5]], [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]
+#: the argument lists every function is tried with (those NumPy refuses are skipped)
+CANDIDATES = [(L1,), (L2,), (L23,), (I1,), ([L2, L2B],), (L1, L1B), (L2, L2B), (L1, I1), (I1, L1), (L2, L1[:2]), (L1, 1), (L2, 1)]
+CANDIDATES += [([True, False, True], L1, L1B)]
+#: not called: they write or read files, print, or set process-wide state
+NOT_CALLED = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile", "memmap"}
+NOT_CALLED |= {"info", "source", "show_config", "show_runtime", "test", "printoptions", "set_printoptions"}
+NOT_CALLED |= {"get_printoptions", "seterr", "seterrcall", "setbufsize"}
+#: name -> why its result for lists differs from its result for arrays, on purpose
+DIFFERS_ON_PURPOSE = {
+    "empty_like": "its values are whatever memory held",
+    "where": "of Python numbers and lists alone (no array), the result is a list, as autograd's where gives",
+}
+
+
+def _assert_same(expected, actual):
+    if isinstance(expected, tuple):  # NumPy's named results (EigResult) compare as tuples
+        assert isinstance(actual, tuple) and len(actual) == len(expected)
+        for e, a in zip(expected, actual):
+            _assert_same(e, a)
+    elif isinstance(expected, list):
+        assert type(actual) is list and len(actual) == len(expected)
+        for e, a in zip(expected, actual):
+            _assert_same(e, a)
+    else:
+        assert type(actual) is type(expected), f"{type(actual).__name__} instead of {type(expected).__name__}"
+        if not isinstance(expected, (numpy.ndarray, numpy.generic, int, float, complex)):
+            assert actual == expected
+        elif getattr(expected, "dtype", None) != object:
+            numpy.testing.assert_allclose(numpy.abs(actual), numpy.abs(expected), atol=1e-12)
+
+
+def _same(expected, actual):
+    try:
+        _assert_same(expected, actual)
+        return True
+    except AssertionError:
+        return False
+
+
+def _arrays(args):
+    return [numpy.array(a) if isinstance(a, list) else a for a in args]
+
+
+def _calls(module, numpy_module):
+    """``(name, args)`` for each function of ``module`` and each candidate that NumPy's function of that name
+    takes as lists, and gives the same for as arrays (some of NumPy's read a list otherwise: ``histogramdd``)."""
+    for name in sorted(dir(module)):
+        fun, numpy_fun = getattr(module, name), getattr(numpy_module, name, None)
+        if name.startswith("_") or name in NOT_CALLED or name in DIFFERS_ON_PURPOSE or not callable(numpy_fun):
+            continue
+        if inspect.isclass(numpy_fun) or inspect.ismodule(fun):
+            continue
+        for args in CANDIDATES:
+            try:
+                of_lists, of_arrays = numpy_fun(*args), numpy_fun(*_arrays(args))
+            except Exception:
+                continue
+            if _same(of_arrays, of_lists):
+                yield name, fun, args
+
+
+def test_every_function_takes_lists_where_numpy_does():
+    """Each function gives for lists what it gives for the same values as arrays (an array, not the list),
+    and raises for lists only where it raises for arrays."""
+    differ = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for module, numpy_module, prefix in ((np, numpy, ""), (np.linalg, numpy.linalg, "linalg."), (np.fft, numpy.fft, "fft.")):
+            for name, fun, args in _calls(module, numpy_module):
+                try:
+                    of_arrays = fun(*_arrays(args))
+                except Exception:
+                    continue
+                try:
+                    of_lists = fun(*args)
+                except Exception as error:
+                    differ.append(f"{prefix}{name}{tuple(args)}: {type(error).__name__}: {error}")
+                    continue
+                if not _same(of_arrays, of_lists):
+                    differ.append(f"{prefix}{name}{tuple(args)}: {of_lists!r} instead of {of_arrays!r}")
+    assert not differ, "\n".join(differ)

@@ -143,7 +143,7 @@ class BatchBox(ArrayBox):
 
 
 BatchBox.register_interpreting(ArrayBox)
-register_traced_type(BatchBox)
+register_traced_type(BatchBox, array_of=_raw)
 
 
 def _batch_vspace(box):

@@ -6,6 +6,7 @@ batching rule that mixes examples, moves the wrong axis or drops the batch axis 
 """
 
 import warnings
+import zlib
 from collections import namedtuple
 
 import numpy
@@ -13,7 +14,7 @@ import pytest
 
 import adcore
 import adcore.numpy as np
-from adcore import grad, hvp, jacobian, vmap
+from adcore import grad, hvp, jacobian, make_vjp, vmap
 from adcore.vmap import VmapFallbackWarning
 from specs import inputs
 from test_numpy_rules import SPECS
@@ -49,11 +50,12 @@ def _value_specs():
 
 def _batched_args(backend, spec, rng):
     """For each argument: ``(batch, in_axis)``, the examples stacked along a random axis, or (for some
-    arguments of a several-argument function) the example itself with in_axis None."""
+    arguments of a several-argument function) the example itself with in_axis None. A ``joint`` spec's arguments
+    are all mapped on array-api-strict, whose raw arrays cannot take a traced one on their right (``x + y``)."""
     args, axes, examples = [], [], []
     for k in range(len(spec.shapes)):
         rows = [inputs(backend, spec, "float64", seed=10 * k + i)[k] for i in range(B)]
-        if len(spec.shapes) > 1 and rng.random() < 0.3:
+        if len(spec.shapes) > 1 and rng.random() < 0.3 and not (spec.joint and backend.name == "array_api_strict"):
             args.append(rows[0])
             axes.append(None)
             examples.append([rows[0]] * B)
@@ -68,6 +70,12 @@ def _batched_args(backend, spec, rng):
     return args, tuple(axes), [list(example) for example in zip(*examples)]
 
 
+def _traced_value(fun, args):
+    """``fun(*args)`` as adcore computes it for one example (traced, as the batch is: a raw torch tensor takes
+    no negative slice step, a traced one does)."""
+    return make_vjp(fun)(*args)[1]
+
+
 def _assert_close(backend, result, expected):
     backend.check_device(result)
     numpy.testing.assert_allclose(backend.to_numpy(result), backend.to_numpy(expected), **TOL)
@@ -77,9 +85,9 @@ def _assert_close(backend, result, expected):
 def test_vmap_equals_the_loop(spec, backend):
     if backend.name in spec.skip:
         pytest.skip(spec.skip[backend.name])
-    rng = numpy.random.default_rng(abs(hash(spec.name)) % 2**32)
+    rng = numpy.random.default_rng(zlib.crc32(spec.name.encode()))  # the same axes in every process
     args, in_axes, examples = _batched_args(backend, spec, rng)
-    expected = np.stack([spec.fun(*example) for example in examples])
+    expected = np.stack([_traced_value(spec.fun, example) for example in examples])
     out_axis = int(rng.integers(-np.ndim(expected), np.ndim(expected)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VmapFallbackWarning)  # a loop is slower, never wrong: its values are checked
@@ -96,7 +104,7 @@ def test_vmap_of_grad_equals_the_loop_of_grad(spec, backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VmapFallbackWarning)
         result = vmap(grad(scalar))(*args)
-    expected = np.stack([grad(scalar)(*[a[i] for a in args]) for i in range(B)])
+    expected = np.stack([grad(scalar)(*[a[i, ...] for a in args]) for i in range(B)])
     _assert_close(backend, result, expected)
 
 
@@ -126,7 +134,7 @@ def test_compositions(name, backend):
         elif name == "vmap(vmap)":
             result = vmap(vmap(lambda v: np.sum(np.sin(v) * v)), in_axes=1)(np.reshape(xs, (B, 2, 2)))
             grid = np.reshape(xs, (B, 2, 2))
-            expected = np.stack([np.stack([np.sum(np.sin(grid[i, j]) * grid[i, j]) for i in range(B)]) for j in range(2)])
+            expected = np.stack([np.stack([np.sum(np.sin(grid[i, j, ...]) * grid[i, j, ...]) for i in range(B)]) for j in range(2)])
         elif name == "vmap(hvp)":
             result = vmap(hvp(_f))(xs, vs)
             expected = np.stack([hvp(_f)(x, vs[i, ...]) for i, x in enumerate(rows)])

@@ -62,8 +62,8 @@ class BatchNode(Node):
         batched = tuple(type(arg) is BatchBox and arg._trace_id == trace_id for arg in args)
         values = tuple(arg._value if is_batched else arg for arg, is_batched in zip(args, batched))
         rule = batching_rules.get(fun)
-        if rule is metadata:
-            return fun.fun(*args, **kwargs)  # the boxes answer for one example
+        if rule is on_the_boxes:
+            return fun.fun(*args, **kwargs)
         if rule is None and fun in rules.elementwise_primitives:
             rule = broadcasting
         if rule is None or (isinstance(rule, tuple) and rule[0] is None):
@@ -226,10 +226,18 @@ def arg_reduction(fun, size, batched, args, kwargs):
     return fun(x, _shifted(axis, anp.ndim(x)), keepdims), True
 
 
-def metadata(fun, size, batched, args, kwargs):
-    """``shape``, ``ndim``, ``result_type``...: the raw function called on the boxes themselves, which answer
-    for one example (``BatchNode.interpret`` does so before unboxing)."""
-    raise AssertionError("interpret calls a metadata primitive's raw function itself")
+def on_the_boxes(fun, size, batched, args, kwargs):
+    """The raw function called on the boxes themselves (``BatchNode.interpret`` does so before unboxing):
+    ``shape``, ``ndim``, ``size``, which the boxes answer for one example; ``make_container`` and
+    ``container_untake``, which only place their arguments in a container (a Python container of batch
+    boxes, whose items the traces around follow one by one)."""
+    raise AssertionError("interpret calls the raw function of such a primitive itself")
+
+
+def dtype_metadata(fun, size, batched, args, kwargs):
+    """``result_type``, ``iscomplexobj``: of dtypes alone, which the batch shares with each example (the raw
+    arrays asked, not the boxes, which a library's own ``result_type`` would hand back to adcore's)."""
+    return fun.fun(*map(_raw, args), **kwargs), False
 
 
 def reshape(fun, size, batched, args, kwargs):
@@ -375,6 +383,7 @@ def where(fun, size, batched, args, kwargs):
 
 def _table():
     """``{primitive: rule}`` for the primitives of ``adcore.numpy`` that are not declared elementwise."""
+    from . import builtins
     from .numpy import linalg
 
     table = {
@@ -403,9 +412,13 @@ def _table():
         anp.astype.primitive: broadcasting,
         anp.astype.untraced: broadcasting,
         anp._owned_copy: broadcasting,
+        builtins.make_container: on_the_boxes,
+        builtins.container_untake: on_the_boxes,
     }
-    for name in "shape ndim size result_type iscomplexobj".split():
-        table[getattr(anp, name)] = metadata
+    for name in "shape ndim size".split():
+        table[getattr(anp, name)] = on_the_boxes
+    for name in "result_type iscomplexobj".split():
+        table[getattr(anp, name)] = dtype_metadata
     for name in (
         "equal not_equal greater greater_equal less less_equal logical_and logical_or logical_not sign floor ceil "
         "round isfinite isnan isinf trunc rint floor_divide logical_xor signbit zeros_like ones_like real imag conj "

@@ -600,7 +600,9 @@ def grad_chooser(ans, x, axis=None, keepdims=False):
 
     def vjp(g):
         weights, narrow = chooser_weights(ans, x, axis, keepdims)
-        return anp._given_back(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * weights, narrow)
+        # anp.multiply, not ``*``: under vmap ``g`` may be a raw array and ``weights`` a batch, which a raw
+        # array-api-strict array refuses on its right
+        return anp._given_back(anp.multiply(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()), weights), narrow)
 
     return vjp
 

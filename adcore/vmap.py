@@ -429,7 +429,21 @@ def _table():
         table[getattr(anp, name)] = broadcasting
     for name in "inv det slogdet cholesky eigh eigvalsh".split():
         table[getattr(linalg, name)] = stacked_linalg
-    return table
+    return {_primitive(fun): rule for fun, rule in table.items()}
+
+
+def _primitive(fun):
+    """The primitive under ``fun``, a public function that may wrap it to fix its signature (``array_like``,
+    ``functools.wraps``): the first in the ``__wrapped__`` chain that wraps its own raw function."""
+    while getattr(fun, "__wrapped__", None) is not getattr(fun, "fun", None):
+        fun = fun.__wrapped__
+    return fun
+
+
+def has_batching_rule(fun):
+    """Whether ``vmap`` computes the primitive under ``fun`` by a batching rule (else by a loop over the examples)."""
+    fun = _primitive(fun)
+    return fun in batching_rules or fun in rules.elementwise_primitives
 
 
 #: ``primitive -> batching rule`` (see the module docstring); a primitive not here and not declared

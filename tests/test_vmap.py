@@ -160,6 +160,24 @@ def test_per_example_gradients_of_an_mlp(backend):
         _assert_close(backend, g2[i, ...], e2)
 
 
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh"])
+def test_stacked_linalg_is_batched_without_a_loop(name, backend):
+    """The public functions (some wrap their primitive to fix its signature) reach the batching rule."""
+    rng = numpy.random.default_rng(4)
+    a = rng.normal(size=(B, 3, 3))
+    a = backend.asarray(a @ numpy.swapaxes(a, 1, 2) + 3.0 * numpy.eye(3))
+    fun = getattr(np.linalg, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        result = vmap(fun)(a)
+    rows = [fun(a[i, ...]) for i in range(B)]
+    if isinstance(result, tuple):
+        for k, item in enumerate(result):
+            _assert_close(backend, item, np.stack([row[k] for row in rows]))
+    else:
+        _assert_close(backend, result, np.stack(rows))
+
+
 def test_containers_and_out_axes():
     Pair = namedtuple("Pair", "a b")
     xs = numpy.arange(12.0).reshape(3, 4)

@@ -507,10 +507,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     broadcasting, reductions and shape functions on shifted axes, ``matmul``/``einsum``/``tensordot`` and
     ``linalg`` by their stacked forms, indexing with a leading slice). A primitive without a rule is
     computed by a loop over the examples and stacked, with a :class:`VmapFallbackWarning` naming it once
-    per call: never a wrong value. ``vmap`` composes with every differential operator, in both orders
-    (``vmap(grad(f))`` gives per-example gradients; ``grad(lambda x: vmap(f)(x).sum())``,
-    ``vmap(jacobian(f))``, ``vmap(hvp(f))``, ``vmap(vmap(f))``) and on every backend: the results are
-    arrays of the arguments' backend.
+    per call: never a wrong value (``python -m adcore.coverage`` lists those primitives). ``vmap`` composes
+    with every differential operator, in both orders (``vmap(grad(f))`` gives per-example gradients;
+    ``grad(lambda x: vmap(f)(x).sum())``, ``vmap(jacobian(f))``, ``vmap(hvp(f))``, ``vmap(vmap(f))``), with
+    ``jit`` (``vmap(grad(f, jit=True))``, ``adcore.jit(vmap(f))``), and on every backend: the results are
+    arrays of the arguments' backend. Not yet: an index that is a tuple of batched index arrays
+    (``x[np.where(x > 0)]``) under ``vmap(grad(f))`` raises ``TypeError``.
 
     Parameters
     ----------

@@ -112,7 +112,10 @@ def _f(x):
 
 @pytest.mark.parametrize(
     "name",
-    ["vmap(grad)", "grad(vmap)", "vmap(jacobian)", "jacobian(vmap)", "vmap(vmap)", "vmap(hvp)", "vmap(grad(grad))"],
+    [
+        "vmap(grad)", "grad(vmap)", "vmap(jacobian)", "jacobian(vmap)", "vmap(vmap)", "vmap(hvp)", "vmap(grad(grad))",
+        "vmap(grad jit=True)", "jit(vmap(grad))",
+    ],
 )
 def test_compositions(name, backend):
     xs = backend.asarray(numpy.random.default_rng(1).normal(size=(B, 4)))
@@ -122,6 +125,14 @@ def test_compositions(name, backend):
         warnings.simplefilter("error", VmapFallbackWarning)  # every primitive these reach has a batching rule
         if name == "vmap(grad)":
             result, expected = vmap(grad(_f))(xs), np.stack([grad(_f)(x) for x in rows])
+        elif name == "vmap(grad jit=True)":
+            per_example = vmap(grad(_f, jit=True))
+            per_example(xs)  # the first call records, the second replays
+            result, expected = per_example(xs), np.stack([grad(_f)(x) for x in rows])
+        elif name == "jit(vmap(grad))":
+            batched = adcore.jit(vmap(grad(_f)))
+            batched(xs)
+            result, expected = batched(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "grad(vmap)":
             result, expected = grad(lambda x: np.sum(vmap(_f)(x)))(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "vmap(jacobian)":

@@ -230,7 +230,8 @@ def on_the_boxes(fun, size, batched, args, kwargs):
     """The raw function called on the boxes themselves (``BatchNode.interpret`` does so before unboxing):
     ``shape``, ``ndim``, ``size``, which the boxes answer for one example; ``make_container`` and
     ``container_untake``, which only place their arguments in a container (a Python container of batch
-    boxes, whose items the traces around follow one by one)."""
+    boxes, whose items the traces around follow one by one); the non-differentiable functions of NumPy's
+    signatures (``adcore.numpy.argmax``...), whose bodies call primitives that have batching rules."""
     raise AssertionError("interpret calls the raw function of such a primitive itself")
 
 
@@ -238,6 +239,38 @@ def dtype_metadata(fun, size, batched, args, kwargs):
     """``result_type``, ``iscomplexobj``: of dtypes alone, which the batch shares with each example (the raw
     arrays asked, not the boxes, which a library's own ``result_type`` would hand back to adcore's)."""
     return fun.fun(*map(_raw, args), **kwargs), False
+
+
+def diagonal(fun, size, batched, args, kwargs):
+    x, offset, axis1, axis2 = _call_args(fun, args, kwargs)
+    ndim = anp.ndim(x)
+    return fun(x, offset, _shifted(axis1, ndim), _shifted(axis2, ndim)), True
+
+
+def diagonal_untake(fun, size, batched, args, kwargs):
+    """The adjoint of ``diagonal`` over the last two axes, which batches over the leading ones."""
+    g, offset, shape = args
+    if batched[1] or batched[2]:
+        return NotImplemented, None
+    return fun(g, offset, (size, *shape)), True
+
+
+def take_along_axis(fun, size, batched, args, kwargs):
+    """Both arrays given the batch axis; of each flattened example when ``axis`` is None."""
+    x, indices, axis = _call_args(fun, args, kwargs)
+    x, indices = _batch_of(x, batched[0], size), _batch_of(indices, batched[1], size)
+    if axis is None:
+        x, axis = anp.reshape(x, (size, -1)), 0
+    return fun(x, indices, _shifted(axis, anp.ndim(x))), True
+
+
+def untake_along_axis(fun, size, batched, args, kwargs):
+    """The adjoint of ``take_along_axis``: both arrays given the batch axis (``axis`` None: a loop)."""
+    g, indices, axis, arr_shape = args
+    if axis is None:
+        return NotImplemented, None
+    g, indices = _batch_of(g, batched[0], size), _batch_of(indices, batched[1], size)
+    return fun(g, indices, _shifted(axis, anp.ndim(g)), (size, *arr_shape)), True
 
 
 def reshape(fun, size, batched, args, kwargs):
@@ -384,7 +417,7 @@ def where(fun, size, batched, args, kwargs):
 def _table():
     """``{primitive: rule}`` for the primitives of ``adcore.numpy`` that are not declared elementwise."""
     from . import builtins
-    from .numpy import linalg
+    from .numpy import fft, linalg, selection, signatures
 
     table = {
         anp.where.primitive: where,
@@ -396,6 +429,13 @@ def _table():
         anp.all: reduction,
         anp.any: reduction,
         anp.count_nonzero: reduction,
+        anp.flip: reduction,
+        anp.diagonal: diagonal,
+        anp.diagonal_untake: diagonal_untake,
+        fft.fftshift: reduction,
+        fft.ifftshift: reduction,
+        selection.take_along_axis: take_along_axis,
+        selection.untake_along_axis: untake_along_axis,
         anp.cumsum: cumulative,
         anp.cumprod: cumulative,
         anp.argmax: arg_reduction,
@@ -417,6 +457,8 @@ def _table():
     }
     for name in "shape ndim size".split():
         table[getattr(anp, name)] = on_the_boxes
+    for name in "any all argmax argmin round".split():
+        table[getattr(signatures, name)] = on_the_boxes
     for name in "result_type iscomplexobj".split():
         table[getattr(anp, name)] = dtype_metadata
     for name in (

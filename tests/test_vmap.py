@@ -189,6 +189,55 @@ def test_stacked_linalg_is_batched_without_a_loop(name, backend):
         _assert_close(backend, result, np.stack(rows))
 
 
+@pytest.mark.parametrize(
+    "name, fun",
+    [
+        ("flip", lambda a: np.flip(a)),
+        ("flip_axis", lambda a: np.flip(a, -1)),
+        ("diagonal", lambda a: np.diagonal(a, 1, 0, 1)),
+        ("diagonal_negative_axes", lambda a: np.diagonal(a, -1, -1, 0)),
+        ("fftshift", lambda a: np.fft.fftshift(a)),
+        ("ifftshift_axes", lambda a: np.fft.ifftshift(a, axes=(0, -1))),
+        ("take_along_axis", lambda a: np.take_along_axis(a, np.argmax(a, axis=1, keepdims=True), 1)),
+    ],
+)
+@pytest.mark.parametrize("in_axis", [0, -1])
+def test_shape_rules_batch_without_a_loop_also_per_example_gradients(name, fun, in_axis, backend):
+    """Each of these primitives (and the adjoint its gradient calls) has a batching rule: no fallback warning, the
+    values and per-example gradients of the loop."""
+    x = backend.asarray(numpy.random.default_rng(5).normal(size=(B, 4, 5, 2)))
+    xs = np.moveaxis(x, 0, in_axis)
+    rows = [x[i, ...] for i in range(B)]
+    scalar = lambda a: np.sum(fun(a) ** 2)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        result = vmap(fun, in_axes=in_axis)(xs)
+        gradients = vmap(grad(scalar), in_axes=in_axis)(xs)
+    _assert_close(backend, result, np.stack([fun(r) for r in rows]))
+    _assert_close(backend, gradients, np.stack([grad(scalar)(r) for r in rows]))
+
+
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda a: np.argmax(a, axis=0),
+        lambda a: np.argmin(a, keepdims=True),
+        lambda a: np.any(a > 0.5, axis=1),
+        lambda a: np.all(a > -2.0, where=a < 1.0),
+        lambda a: np.round(a, 1),
+    ],
+    ids=["argmax", "argmin", "any", "all_where", "round_decimals"],
+)
+def test_numpy_signature_functions_reach_the_rules(fun, backend):
+    """``adcore.numpy.argmax`` and the like (NumPy's signatures around a primitive) batch through the primitive."""
+    x = backend.asarray(numpy.random.default_rng(6).normal(size=(B, 4, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        result = vmap(fun)(x)
+    expected = np.stack([fun(x[i, ...]) for i in range(B)])
+    numpy.testing.assert_array_equal(backend.to_numpy(result), backend.to_numpy(expected))
+
+
 def test_containers_and_out_axes():
     Pair = namedtuple("Pair", "a b")
     xs = numpy.arange(12.0).reshape(3, 4)

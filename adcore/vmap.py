@@ -265,12 +265,23 @@ def take_along_axis(fun, size, batched, args, kwargs):
 
 
 def untake_along_axis(fun, size, batched, args, kwargs):
-    """The adjoint of ``take_along_axis``: both arrays given the batch axis (``axis`` None: a loop)."""
+    """The adjoint of ``take_along_axis``: both arrays given the batch axis (``axis`` None: into each flattened
+    example, then its shape)."""
     g, indices, axis, arr_shape = args
-    if axis is None:
-        return NotImplemented, None
     g, indices = _batch_of(g, batched[0], size), _batch_of(indices, batched[1], size)
+    if axis is None:
+        flat = fun(g, indices, 1, (size, int(_np.prod(arr_shape))))
+        return anp.reshape(flat, (size, *arr_shape)), True
     return fun(g, indices, _shifted(axis, anp.ndim(g)), (size, *arr_shape)), True
+
+
+def sorting(fun, size, batched, args, kwargs):
+    """``sort``/``argsort``: along the shifted axis; of each flattened example when ``axis`` is None."""
+    keywords = {key: value for key, value in kwargs.items() if key == "stable"}
+    a, axis, kind, order = _call_args(fun, args, {key: value for key, value in kwargs.items() if key != "stable"})
+    if axis is None:
+        a, axis = anp.reshape(a, (size, -1)), 0
+    return fun(a, _shifted(axis, anp.ndim(a)), kind, order, **keywords), True
 
 
 def reshape(fun, size, batched, args, kwargs):
@@ -436,6 +447,8 @@ def _table():
         fft.ifftshift: reduction,
         selection.take_along_axis: take_along_axis,
         selection.untake_along_axis: untake_along_axis,
+        selection.sort: sorting,
+        selection.argsort: sorting,
         anp.cumsum: cumulative,
         anp.cumprod: cumulative,
         anp.argmax: arg_reduction,

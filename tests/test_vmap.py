@@ -199,6 +199,9 @@ def test_stacked_linalg_is_batched_without_a_loop(name, backend):
         ("fftshift", lambda a: np.fft.fftshift(a)),
         ("ifftshift_axes", lambda a: np.fft.ifftshift(a, axes=(0, -1))),
         ("take_along_axis", lambda a: np.take_along_axis(a, np.argmax(a, axis=1, keepdims=True), 1)),
+        ("sort", lambda a: np.cumsum(np.sort(a, axis=1), axis=1)),
+        ("sort_flat_stable", lambda a: np.cumsum(np.sort(a, axis=None, stable=True))),
+        ("argsort", lambda a: np.take_along_axis(a, np.argsort(a, axis=0), 0)),
     ],
 )
 @pytest.mark.parametrize("in_axis", [0, -1])

@@ -23,6 +23,7 @@ from .core import UnexpectedBoxError, set_debug
 from .jit import JitError, jit
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
+from .vmap import VmapFallbackWarning, vmap
 
 __version__ = "0.1.0"
 
@@ -36,5 +37,7 @@ __all__ = [
     "set_backend",
     "set_debug",
     "use_backend",
+    "vmap",
+    "VmapFallbackWarning",
     *_operators_all,
 ]

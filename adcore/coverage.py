@@ -13,6 +13,11 @@ Every public function of the modules in ``MODULES`` (``adcore.numpy`` and its
   (``adcore.numpy.passthrough.derivatives_not_implemented``): it raises when differentiated;
 - ``no rule``: a primitive with neither rule.
 
+The ``vmap rule`` and ``vmap loop`` columns count the primitives with a derivative rule by how
+``adcore.vmap`` computes them for a batch: by a batching rule (``adcore.vmap.batching_rules``, or
+declared elementwise), or by its fallback loop over the examples; the loops are listed under the
+table. A composed function is batched through the primitives it calls.
+
 NumPy's and SciPy's own objects that adcore re-exports unchanged (``seterr``,
 ``get_printoptions``, ...: they take no array) are not listed.
 
@@ -71,6 +76,31 @@ def coverage():
     return report
 
 
+def batching(fun):
+    """How ``adcore.vmap`` computes ``fun`` for a batch: ``"rule"`` (a batching rule, or declared elementwise),
+    ``"loop"`` (the fallback loop over the examples), or None for a function that is no primitive."""
+    from .vmap import has_batching_rule
+
+    fun = getattr(fun, "primitive", fun)
+    if not hasattr(fun, "fun"):
+        return None
+    return "rule" if has_batching_rule(fun) else "loop"
+
+
+def batching_report(report):
+    """``{module: {name: "rule" or "loop"}}``: the primitives with a derivative rule among ``report``'s
+    (:func:`coverage`'s), by :func:`batching`."""
+    ruled = ("vjp+jvp", "vjp only", "jvp only")
+    return {
+        module_name: {
+            name: batching(getattr(importlib.import_module(f"adcore.{module_name}"), name))
+            for name, group in groups.items()
+            if group in ruled
+        }
+        for module_name, groups in report.items()
+    }
+
+
 def is_adcore(fun):
     """Whether ``fun`` is adcore's (a primitive or a function of adcore), not NumPy's or SciPy's own object."""
     return hasattr(fun, "fun") or (getattr(fun, "__module__", None) or "").startswith("adcore")
@@ -100,7 +130,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     report = coverage()
     tallies = counts(report)
-    columns = ("differentiable", *GROUPS)
+    batched = batching_report(report)
+    for module, tally in tallies.items():
+        kinds = list(batched[module].values())
+        tally["vmap rule"], tally["vmap loop"] = kinds.count("rule"), kinds.count("loop")
+    columns = ("differentiable", *GROUPS, "vmap rule", "vmap loop")
     print("adcore: differentiable NumPy and SciPy functions per module")
     print(text_table(["module", *columns], [[module, *(tally[c] for c in columns)] for module, tally in tallies.items()]))
     for module, groups in report.items():
@@ -109,6 +143,8 @@ def main(argv=None):
         declared = sorted(name for name, group in groups.items() if group == "not implemented")
         if declared:
             print(f"{module}: derivative not implemented (raises when differentiated): {', '.join(declared)}")
+        loops = sorted(name for name, kind in batched[module].items() if kind == "loop")
+        print(f"{module}: vmap by a loop over the examples (no batching rule): {', '.join(loops) or 'none'}")
     if "scipy.special" in report:
         from .scipy.special import DERIVATIVES_NOT_IMPLEMENTED
 
@@ -116,7 +152,7 @@ def main(argv=None):
         print(f"scipy.special: no derivative in (no closed form): {partial}")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"counts": tallies, "functions": report}, out, indent=2)
+            json.dump({"counts": tallies, "functions": report, "vmap": batched}, out, indent=2)
 
 
 if __name__ == "__main__":

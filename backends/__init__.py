@@ -205,10 +205,22 @@ _NAMESPACE_TESTS = {
 }
 
 
-def register_traced_type(value_type):
+def register_traced_type(value_type, array_of=None):
     """Declare that values of ``value_type`` wrap an array of some backend for differentiation (adcore's
-    boxes): they answer ``__array_namespace__`` but are arrays of no backend, so ``array_backend`` gives None."""
-    _by_type[value_type] = None
+    boxes): they answer ``__array_namespace__`` but are arrays of no backend, so ``array_backend`` gives None.
+
+    ``array_of``, for a box that stands for an array of its own in the traces around it (``adcore.vmap``'s
+    batch box, whose ``getval`` is itself): the function giving the array under a value, whose backend
+    ``backend_of`` gives for the value.
+    """
+    if array_of is None:
+        _by_type[value_type] = None
+    else:
+        _array_of[value_type] = array_of
+
+
+#: box type -> the function giving the array under its values (``register_traced_type``'s ``array_of``)
+_array_of = {}
 
 
 def array_backend(value):
@@ -216,6 +228,8 @@ def array_backend(value):
     try:
         return _by_type[type(value)]
     except KeyError:
+        if type(value) in _array_of:
+            return None
         backend = _by_type[type(value)] = _backend_of_type(value)
         return backend
 
@@ -240,6 +254,9 @@ def backend_of(*values, op=None):
     for value in values:
         backend = _by_type.get(type(value), _UNSEEN)
         if backend is _UNSEEN:
+            array_of = _array_of.get(type(value))
+            if array_of is not None:
+                value = array_of(value)
             backend = array_backend(value)
         if backend is None:
             continue

@@ -10,6 +10,8 @@ derivative with respect to one is a Dask array of its shape.
 - ``broadcast_to`` gives the axes it stretches Dask's automatic chunks (Dask's own
   makes them one chunk), so the cotangent of a reduction over a large axis is
   chunked along it, within Dask's chunk size, and never one block of that axis.
+- Dask reshapes only by merging or splitting axes evenly against their chunks:
+  a reshape it refuses goes through the flat shape.
 - Dask transforms only axes held in one chunk: ``fft`` functions get their
   axes made one chunk first (``rechunk``, lazy).
 - Scatter-add (the VJP of integer indexing) is a weighted ``bincount`` of the
@@ -94,6 +96,15 @@ class DaskBackend(Backend):
         if 0 in values.shape:
             return self.xp.zeros(shape, dtype=dtype)
         return super().scatter_add(shape, dtype, device, index, values)
+
+    def reshape(self, x, shape):
+        """Dask reshapes only by merging or splitting axes evenly against their chunks (``(3, 2, 3)`` chunked
+        along the first axis cannot become ``(3, 3, 2)``); such a reshape goes through the flat shape, a merge
+        then a split, both of which Dask takes (lazy, the chunks of the flat array follow)."""
+        try:
+            return self.xp.reshape(x, shape)
+        except NotImplementedError:
+            return self.xp.reshape(self.xp.reshape(x, (-1,)), shape)
 
     def broadcast_to(self, x, shape):
         _known_sizes(tuple(x.shape) + tuple(shape), "broadcast_to")

@@ -8,7 +8,7 @@ import pytest
 
 import adcore.numpy as np
 from adcore import grad
-from adcore.coverage import classify, counts, coverage
+from adcore.coverage import batching, batching_report, classify, counts, coverage
 from adcore.extend import primitive
 
 
@@ -29,6 +29,19 @@ def test_counts_and_groups():
     assert classify(primitive(lambda x: x), "identity") == "no rule"
 
 
+def test_vmap_column_counts_the_primitives_with_rules():
+    """Each primitive with a derivative rule is counted once, by how vmap batches it; a primitive behind a wrapper
+    that fixes its signature (``np.linalg.cholesky``) is found under it."""
+    report = coverage()
+    batched = batching_report(report)
+    for module, groups in report.items():
+        ruled = {name for name, group in groups.items() if group in ("vjp+jvp", "vjp only", "jvp only")}
+        assert set(batched[module]) == ruled, module
+    assert batched["numpy"]["sin"] == batched["numpy"]["matmul"] == batched["numpy.linalg"]["cholesky"] == "rule"
+    assert batching(np.mean) is None
+    assert batching(primitive(lambda x: x)) == "loop"
+
+
 def test_scipy_signal_counts_its_convolutions():
     """SciPy's convolution family is counted as differentiable (compositions of one bilinear primitive)."""
     report = coverage()["scipy.signal"]
@@ -40,7 +53,7 @@ def test_command_prints_the_table(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "adcore.coverage", "--json", str(tmp_path / "c.json")], capture_output=True, text=True, check=True
     )
-    assert "numpy" in out.stdout and "vjp+jvp" in out.stdout
+    assert "numpy" in out.stdout and "vjp+jvp" in out.stdout and "vmap loop" in out.stdout
     assert (tmp_path / "c.json").exists()
 
 

@@ -148,3 +148,16 @@ def test_numpy_arrays_beside_other_backends_are_refused():
     either_order = r"(torch \(Tensor\) and numpy|numpy \(ndarray\) and torch)"  # x * box runs as box * x
     with pytest.raises(ValueError, match=rf"multiply: arrays from two backends in one call, {either_order}"):
         grad(lambda w: np.sum(torch.ones(3, dtype=torch.float64) * w))(numpy.ones(3))
+
+
+def test_a_reshape_against_the_chunks_is_computed_and_differentiated():
+    """Dask itself refuses ``(3, 2, 3) -> (3, 3, 2)`` with the first axis in chunks of 1 (what stacking examples
+    makes, as ``vmap`` does); adcore's reshape goes through the flat shape, lazily."""
+    data = numpy.arange(18.0).reshape(3, 2, 3)
+    x = chunked(data, (1, 2, 3))
+    with CountComputations() as counter:
+        out = np.reshape(x, (3, 3, 2))
+        gradient = grad(lambda x: np.sum(np.reshape(x, (3, 3, 2)) * numpy.arange(18.0).reshape(3, 3, 2)))(x)
+    assert counter.computations == 0
+    numpy.testing.assert_array_equal(out.compute(), data.reshape(3, 3, 2))
+    numpy.testing.assert_array_equal(gradient.compute(), numpy.arange(18.0).reshape(3, 2, 3))

@@ -36,6 +36,11 @@ class Node:
         """Called before the value becomes a Python value (``what``: ``"bool()"``...); a trace
         that cannot follow the value into Python (``adcore.jit``'s) raises here."""
 
+    #: None, or for a trace that computes each primitive its own way (``adcore.vmap``'s batch trace):
+    #: ``interpret(f_wrapped, args, kwargs)``, called instead of the primitive when a box of the trace
+    #: is the innermost among the arguments (the boxes of other traces are left in ``args``).
+    interpret = None
+
     @classmethod
     def new_root(cls, *args, **kwargs):
         root = cls.__new__(cls)
@@ -90,11 +95,18 @@ class TypeMap(dict):
 
 
 class Box:
-    """A value being traced: the raw ``_value``, its ``_trace_id`` and its ``_node``."""
+    """A value being traced: the raw ``_value``, its ``_trace_id`` and its ``_node``.
+
+    ``types`` holds every box type (a primitive orders their traces); ``see_through`` those whose
+    ``_value`` is the value itself (:func:`getval` goes under them). A box of an *interpreting* trace
+    (``adcore.vmap``'s, whose ``_value`` holds a batch of values) is in ``types`` only: to the other
+    traces, to :func:`getval` and to ``vspace`` it is a value of its own, with its own shape.
+    """
 
     __slots__ = ["_value", "_trace_id", "_node"]
     type_mappings = TypeMap("adcore cannot trace (differentiate through)")
     types = set()
+    see_through = set()
 
     def __init__(self, value, trace_id, node):
         self._value = value
@@ -116,8 +128,16 @@ class Box:
     @classmethod
     def register(cls, value_type):
         Box.types.add(cls)
+        Box.see_through.add(cls)
         Box.type_mappings[value_type] = cls
         Box.type_mappings[cls] = cls
+
+    @classmethod
+    def register_interpreting(cls, box_type):
+        """Declare ``cls`` the box type of an interpreting trace (whose nodes define ``interpret``), whose
+        values are boxed by ``box_type`` in the other traces."""
+        Box.types.add(cls)
+        Box.type_mappings[cls] = box_type
 
 
 def new_box(value, trace_id, node):
@@ -130,10 +150,13 @@ def isbox(x):
 
 
 def getval(x):
-    """The raw value under any number of boxes."""
-    while type(x) in Box.types:
+    """The raw value under any number of boxes (down to a box of an interpreting trace, see :class:`Box`)."""
+    while type(x) in _see_through:
         x = x._value
     return x
+
+
+_see_through = Box.see_through
 
 
 _trace_ids = itertools.count(1)
@@ -347,6 +370,8 @@ def primitive(f_raw):
                 return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         if first != second:  # one box, of one or two arguments
             top = args[0] if first else args[1]
+            if top._node.interpret is not None:
+                return top._node.interpret(f_wrapped, args, kwargs)
             value = top._value
             argvals = ((value,) if count == 1 else (value, args[1])) if first else (args[0], value)
             argnums, parents, nested = _FIRST if first else _SECOND, (top._node,), type(value) in box_types
@@ -354,6 +379,8 @@ def primitive(f_raw):
             argvals, argnums, parents, top, nested = unbox_innermost(args)
             if top is None:
                 return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
+            if top._node.interpret is not None:
+                return top._node.interpret(f_wrapped, args, kwargs)
         if nested:
             ans = f_wrapped(*argvals, **kwargs)
         elif raw_call_hook is None:
@@ -381,11 +408,20 @@ def notrace_primitive(f_raw):
     rule is *not implemented* (that one raises ``NotImplementedError``).
     """
 
+    box_types = Box.types
+
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
         if raw_call_hook is not None:
             return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
-        return f_raw(*map(getval, args), **kwargs)
+        values = tuple(map(getval, args))
+        top = None  # the innermost box left: one of an interpreting trace
+        for value in values:
+            if type(value) in box_types and (top is None or value._trace_id > top._trace_id):
+                top = value
+        if top is not None:
+            return top._node.interpret(f_wrapped, values, kwargs)
+        return f_raw(*values, **kwargs)
 
     f_wrapped.fun = f_raw
     nondifferentiable.add(f_wrapped)

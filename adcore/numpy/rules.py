@@ -160,6 +160,10 @@ def defvjp_elementwise(fun, *vjps):
     defvjp_saved_values(fun, vjp, output_readers=readers)
 
 
+#: The primitives declared elementwise (by :func:`def_elementwise`): ``adcore.vmap`` batches them by broadcasting.
+elementwise_primitives = set()
+
+
 def def_elementwise(fun, *partials):
     """Rules of an elementwise function from its partial derivatives ``partial(ans, *args)``.
 
@@ -176,6 +180,7 @@ def def_elementwise(fun, *partials):
     (:func:`product_into`). So a partial returns a number, a value it was given (the output or
     an argument, unchanged), or a new array that nothing else holds.
     """
+    elementwise_primitives.add(fun)
     unary = len(partials) == 1
     readers = [argnum for argnum, partial in enumerate(partials) if reads_parameter(partial, 0)]
     keeps_arguments = not unary or reads_parameter(partials[0], 1)
@@ -305,7 +310,9 @@ def zero_where_masked(g, partial):
     derivative is 0 too, and a NaN of data masked out (by ``nansum``, ``where``) stays out of second derivatives, as
     of first ones; ``partial`` itself where it holds no NaN (``Backend.may_hold_nan``)."""
     raw = getval(partial)
-    if not hasattr(raw, "shape"):
+    if isbox(raw):  # a batch of values (adcore.vmap's): computed as data
+        pass
+    elif not hasattr(raw, "shape"):
         if raw == raw:
             return partial
     elif not backends.backend_of(raw, op="multiply").may_hold_nan(raw):
@@ -593,7 +600,9 @@ def grad_chooser(ans, x, axis=None, keepdims=False):
 
     def vjp(g):
         weights, narrow = chooser_weights(ans, x, axis, keepdims)
-        return anp._given_back(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()) * weights, narrow)
+        # anp.multiply, not ``*``: under vmap ``g`` may be a raw array and ``weights`` a batch, which a raw
+        # array-api-strict array refuses on its right
+        return anp._given_back(anp.multiply(expand_reduced(g, x_shape, axis, keepdims, batch_ndim()), weights), narrow)
 
     return vjp
 

@@ -7,7 +7,6 @@ tuple, and an ``ndarray`` subclass multiplied by a traced array.
 """
 
 import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,16 +21,7 @@ import adcore.numpy
 from adcore.compat import autograd as alias
 from adcore.core import VJPNode, getval, isbox, new_box
 
-AUTOGRAD_INSTALLED = importlib.util.find_spec("autograd") is not None and alias._finder not in sys.meta_path
-
-
-@pytest.fixture
-def aliased():
-    saved = {name: module for name, module in sys.modules.items() if name == "autograd" or name.startswith("autograd.")}
-    alias.install()
-    yield
-    alias.uninstall()
-    sys.modules.update(saved)
+from test_autograd_alias import AUTOGRAD_INSTALLED, aliased  # noqa: F401 - aliased: the fixture
 
 
 #: Lists, in a fresh process, the public classes that each module of the installed autograd holds and that

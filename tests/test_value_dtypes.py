@@ -128,3 +128,13 @@ def test_eig_derivatives_have_the_values_dtype(backend, function, spectrum, n, s
     if spectrum == "real" and backend.name != "dask" and not NUMPY_EIG_ALWAYS_COMPLEX:
         assert _dtype_name(value) == "float64"
     check_grads(function, modes=("fwd", "rev"), order=1)(x)
+
+
+@pytest.mark.parametrize("coefficients", [[1.0, -3.0, 2.0], [1.0, 0.0, 1.0], [2.0, -1.0, -7.0, 6.0], [1.0, 0.0, 0.0]])
+def test_roots_dtypes_are_numpys(backend, coefficients):
+    """``roots`` is real where NumPy's is (all roots real), complex otherwise, whichever NumPy: its ``eigvals``
+    is always complex from 2.5 on, its ``roots`` not; on Dask always complex."""
+    expected = numpy.roots(coefficients)
+    got = np.roots(backend.asarray(coefficients))
+    assert _dtype_name(got) == _expected_dtype(expected.dtype, backend)
+    _same_set(backend.to_numpy(got), expected, 1e-10)

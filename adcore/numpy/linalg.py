@@ -893,6 +893,13 @@ defjvp(qr, jvp_qr)
 NUMPY_EIG_ALWAYS_COMPLEX = _np.linalg.eig(_np.eye(1))[0].dtype.kind == "c"
 
 
+def known_real(w):
+    """Whether every entry of the complex array ``w`` is real (NumPy's test for a real ``roots``, and SciPy's
+    for real eigenvectors), on a backend that knows the values (not Dask, ``Backend.lazy``). It reads the
+    values: ``adcore.jit`` refuses it, as any branch on traced values."""
+    return not backend_of(getval(w)).lazy and bool(anp.all(anp.equal(anp.imag(w), 0)))
+
+
 @primitive
 def eig(a):
     """``EigResult(eigenvalues, eigenvectors)``: the eigenvalues ``w`` (``(..., n)``) and right

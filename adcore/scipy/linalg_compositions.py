@@ -284,17 +284,12 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     if b is not None or left:
         raise NotImplementedError("scipy.linalg.eig: b (the generalized problem) and left=True are not supported")
     w, v = _np_linalg.eig(a)
-    if right and _np_linalg.NUMPY_EIG_ALWAYS_COMPLEX and not anp.iscomplexobj(a) and _known_real(w):
+    if right and _np_linalg.NUMPY_EIG_ALWAYS_COMPLEX and not anp.iscomplexobj(a) and _np_linalg.known_real(w):
         v = anp.real(v)  # SciPy's real eigenvectors, where NumPy 2.5's eig is complex
     if not anp.iscomplexobj(w):
         w = anp.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
     w = _homogeneous(w) if homogeneous_eigvals else w
     return (w, v) if right else w
-
-
-def _known_real(w):
-    """Whether every entry of the complex ``w`` is real, on a backend that knows its values (not Dask)."""
-    return not backend_of(getval(w)).lazy and bool(anp.all(anp.equal(anp.imag(w), 0)))
 
 
 def _homogeneous(w):

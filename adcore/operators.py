@@ -616,8 +616,8 @@ def jacrev(fun, x):
     >>> jacrev(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],
            [0., 4.]])
-    >>> [block.shape for block in jacrev(lambda x, y: x * y[0], (0, 1))(anp.ones(2), anp.ones(3))]
-    [(2, 2), (2, 3)]
+    >>> tuple(block.shape for block in jacrev(lambda x, y: x * y[0], (0, 1))(anp.ones(2), anp.ones(3)))
+    ((2, 2), (2, 3))
     """
     ans, end_node = _trace_reverse(fun, x)
     return _jacobian_rows(end_node, *_jacobian_spaces(fun, ans, x))

@@ -40,8 +40,8 @@ from .core import (
     vspace,
 )
 from .core import defvjp as _defvjp
+from .core.batching import batch_ndim, def_batch_safe_vjp
 from .core.reverse import numbers_in_space
-from .numpy.rules import batch_ndim, def_batch_safe_vjp
 
 
 def defvjp(fun, *vjpmakers, argnums=None):

@@ -84,11 +84,11 @@ from . import builtins as _containers
 from .builtins import build_container
 from .core import Box, Node, getval, new_box, snapshot_value, snapshots, tracer
 from .core import trace as _trace
+from .core.batching import batch_ndim
 from .jit_program import Instruction, Ref, build_program, refs_in
 from .numpy import linalg as _linalg
 from .numpy import random as _random
 from .numpy import wrapper as anp
-from .numpy.rules import batch_ndim
 
 __all__ = ["JitError", "jit"]
 

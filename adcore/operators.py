@@ -41,11 +41,11 @@ from .core import (
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
+from .core.batching import all_batch_safe, cotangent_batch
 from .core.forward import TapeNode, has_jvps, tape_jvp, tape_order
 from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
-from .numpy.rules import batch_safe_vjps, cotangent_batch
 from .numpy.wrapper import _is_dtype_kind
 
 __all__ = [
@@ -601,7 +601,7 @@ def jacrev(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in reverse mode.
 
     One trace, then the rows (the cotangents of ``x`` for each basis cotangent of the output):
-    when every primitive recorded has a batch-safe VJP (``adcore.numpy.rules.def_batch_safe_vjp``:
+    when every primitive recorded has a batch-safe VJP (``adcore.core.batching``, the op table:
     elementwise functions, sums, ``matmul``, ``tensordot``, reshapes...), all rows come from
     one backward pass of the identity, shaped ``(fun(x).size,) + fun(x).shape``; otherwise
     from one backward pass per row. Both give the same values.
@@ -630,7 +630,7 @@ def _trace_reverse(fun, x):
 
 def _batch_safe(nodes):
     """Whether every primitive recorded in ``nodes`` (a graph's) has a batch-safe VJP."""
-    return all(node.fun is None or node.fun in batch_safe_vjps for node in nodes)
+    return all_batch_safe(node.fun for node in nodes)
 
 
 def _jacobian_spaces(fun, ans, x):

@@ -8,21 +8,12 @@ traced one, rules call ``anp.multiply`` rather than ``*``: some libraries
 Broadcasting is undone in one place, :func:`unbroadcast`; forward-mode
 contributions are brought to the output's shape and dtype by :func:`broadcast`.
 
-Batches of cotangents
----------------------
-``jacrev`` pushes all the rows of a Jacobian through one backward pass: the
-cotangent then has leading *batch axes*, ``batch_shape + ans.shape``, and the
-pass runs inside :func:`cotangent_batch`. A VJP that is correct for such a
-cotangent (it addresses the trailing axes only, or asks :func:`batch_ndim`) is
-declared with :func:`def_batch_safe_vjp`; elementwise rules made by
-:func:`def_elementwise` are batch-safe by construction. A graph with any other
-primitive is walked one row at a time.
+Cotangents with leading batch axes (``jacrev``'s) are the core's
+(:mod:`adcore.core.batching`): a rule asks :func:`batch_ndim`.
 """
 
 import dis
 import math
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 import backends
 
@@ -37,36 +28,8 @@ from ..core import (
     getval,
     isbox,
 )
+from ..core.batching import batch_ndim, cotangent_batch, def_batch_safe_vjp
 from . import wrapper as anp
-
-# ---- batches of cotangents ----
-
-_batch_ndim = ContextVar("adcore_cotangent_batch_ndim", default=0)
-
-#: The primitives whose VJP is correct for a cotangent with leading batch axes.
-batch_safe_vjps = set()
-
-
-def def_batch_safe_vjp(*funs):
-    """Declare that the VJPs of ``funs`` accept a cotangent of shape ``batch_shape + ans.shape``
-    inside :func:`cotangent_batch` and return ``batch_shape + x.shape`` for each argument ``x``."""
-    batch_safe_vjps.update(funs)
-
-
-@contextmanager
-def cotangent_batch(ndim):
-    """Within the block, cotangents carry ``ndim`` leading batch axes (what :func:`batch_ndim` reads)."""
-    token = _batch_ndim.set(ndim)
-    try:
-        yield
-    finally:
-        _batch_ndim.reset(token)
-
-
-def batch_ndim():
-    """The number of leading batch axes of the cotangents now pushed (0 outside :func:`cotangent_batch`)."""
-    return _batch_ndim.get()
-
 
 # ---- helpers named after what they undo ----
 

@@ -1,0 +1,94 @@
+"""The op table: every fact about a primitive that a pass asks, declared once beside the primitive.
+
+A family module (``adcore.numpy.elementwise``, ...) declares each primitive with one call of a
+declaration helper, which writes one :class:`Op` here. The passes read the table, never a rule's
+code: the backward pass (what a node keeps), the batched pullbacks of ``jacrev``
+(:attr:`Op.batch_safe`, :mod:`adcore.core.batching`), ``adcore.vmap`` (``family``, ``batching``),
+the jit (``api``, ``propagates_nan``, ``fusion``) and the coverage report (``kind``). The model is
+JAX's ``ad.py`` (``defjvp2`` *declares* that a rule reads the output; ``deflinear2``,
+``defbilinear``, ``defjvp_zero`` name the mathematics) and tinygrad's ``GroupOp``.
+
+The table is written while the modules that declare primitives are imported (and by a user's
+``adcore.extend`` declarations of their own primitives, before they differentiate them); it is
+only read afterwards. This module imports no array library.
+"""
+
+#: The mathematical kinds: ``elementwise`` (a diagonal Jacobian: each output entry is a function of
+#: the entries at its position), ``linear``, ``bilinear``, ``zero`` (a zero derivative wherever it
+#: exists: comparisons, rounding), ``general`` (anything else, with rules of its own).
+KINDS = ("elementwise", "linear", "bilinear", "zero", "general")
+
+#: What a rule may read besides the cotangent: the primitive's output, its arguments, both, or neither.
+READS = ("output", "arguments", "both", "nothing")
+
+
+class Op:
+    """The facts of one primitive.
+
+    Attributes
+    ----------
+    name : str
+        adcore's (NumPy's) name.
+    api : str or None
+        The Array API name (or ``Backend`` method) that computes it, which the jit calls directly;
+        None for a primitive computed by a function of its own.
+    family : str
+        The family module that declares it (``"elementwise"``), or ``"general"``.
+    kind : str
+        One of :data:`KINDS`.
+    reads : tuple of str
+        Per argument, what its rule reads (:data:`READS`): the node keeps the output only where a
+        differentiated argument's rule reads it, and the arguments only where a rule reads them.
+    batch_safe : bool
+        Whether its VJP is correct for a cotangent with leading batch axes (implied by an elementwise
+        family; declared by ``def_batch_safe_vjp`` for the others).
+    propagates_nan : bool
+        Whether its result holds a NaN wherever an argument does (the jit's deferred NaN masks).
+    fusion : str or None
+        How the jit's fuser writes a call of it: an expression of its operands ``{0}``, ``{1}`` in
+        both numexpr and C, ``"call"`` for a function of one argument that C's math library has under
+        the Array API name, or None where it is not fused.
+    batching : callable or None
+        Its ``adcore.vmap`` batching rule, where the family's (broadcasting, for elementwise) does not do.
+    """
+
+    __slots__ = ["name", "api", "family", "kind", "reads", "batch_safe", "propagates_nan", "fusion", "batching"]
+
+    def __init__(self, name, api=None, family="general", kind="general", reads=(), batch_safe=False, **facts):
+        self.name, self.api, self.family, self.kind, self.reads = name, api, family, kind, tuple(reads)
+        self.batch_safe = batch_safe
+        self.propagates_nan = facts.pop("propagates_nan", False)
+        self.fusion = facts.pop("fusion", None)
+        self.batching = facts.pop("batching", None)
+        if facts or kind not in KINDS or not set(self.reads) <= set(READS):
+            raise ValueError(f"declaring {name}: unknown kind {kind!r}, reads {reads!r} or facts {sorted(facts)}")
+
+    def reads_output(self, argnum):
+        return self.reads[argnum] in ("output", "both")
+
+    def reads_arguments(self, argnum):
+        return self.reads[argnum] in ("arguments", "both")
+
+    def __repr__(self):
+        return f"Op({self.name!r}, api={self.api!r}, family={self.family!r}, kind={self.kind!r})"
+
+
+#: ``primitive -> Op``: the op table.
+ops = {}
+
+
+def declare(fun, name, **facts):
+    """Record the :class:`Op` of primitive ``fun`` (see its attributes for ``facts``); returns it."""
+    op = ops[fun] = Op(name, **facts)
+    return op
+
+
+def op_of(fun):
+    """The :class:`Op` of ``fun``, or None for a primitive declared by no family."""
+    return ops.get(fun)
+
+
+def declared(**facts):
+    """The primitives whose :class:`Op` has each of ``facts`` (``declared(family="elementwise")``), in
+    declaration order: a view of the table."""
+    return [fun for fun, op in ops.items() if all(getattr(op, key) == value for key, value in facts.items())]

@@ -18,6 +18,9 @@ The ``vmap rule`` and ``vmap loop`` columns count the primitives with a derivati
 declared elementwise), or by its fallback loop over the examples; the loops are listed under the
 table. A composed function is batched through the primitives it calls.
 
+The primitives declared in the op table (``adcore.core.ops``, one declaration each in a family module,
+or in a user's module) are counted by family and mathematical kind (:func:`declared_report`).
+
 NumPy's and SciPy's own objects that adcore re-exports unchanged (``seterr``,
 ``get_printoptions``, ...: they take no array) are not listed.
 
@@ -33,6 +36,7 @@ import inspect
 import json
 
 from .core import nondifferentiable, primitive_jvps, primitive_vjps
+from .core.ops import ops
 
 STATS = ("beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic", "multivariate_normal", "norm")
 STATS += ("poisson", "t", "uniform")
@@ -101,6 +105,16 @@ def batching_report(report):
     }
 
 
+def declared_report():
+    """``{family: {kind: [names]}}``: the primitives declared in the op table by a family's helper (an
+    ``adcore.numpy.declare.elementwise`` line, adcore's or a user's), by family and mathematical kind."""
+    report = {}
+    for op in ops.values():
+        if op.family != "general":
+            report.setdefault(op.family, {}).setdefault(op.kind, []).append(op.name)
+    return {family: {kind: sorted(names) for kind, names in sorted(kinds.items())} for family, kinds in sorted(report.items())}
+
+
 def is_adcore(fun):
     """Whether ``fun`` is adcore's (a primitive or a function of adcore), not NumPy's or SciPy's own object."""
     return hasattr(fun, "fun") or (getattr(fun, "__module__", None) or "").startswith("adcore")
@@ -150,9 +164,12 @@ def main(argv=None):
 
         partial = ", ".join(f"{name} ({', '.join(args)})" for name, args in sorted(DERIVATIVES_NOT_IMPLEMENTED.items()))
         print(f"scipy.special: no derivative in (no closed form): {partial}")
+    families = declared_report()
+    for family, kinds in families.items():
+        print(f"op table, {family} family: " + ", ".join(f"{kind} {len(names)}" for kind, names in kinds.items()))
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"counts": tallies, "functions": report, "vmap": batched}, out, indent=2)
+            json.dump({"counts": tallies, "functions": report, "vmap": batched, "declared": families}, out, indent=2)
 
 
 if __name__ == "__main__":

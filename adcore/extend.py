@@ -15,6 +15,10 @@ A VJP that is also right for a cotangent with leading batch axes (shape
 ``batch_shape + ans.shape``; it addresses trailing axes only, or reads
 ``batch_ndim()``) may be declared with ``def_batch_safe_vjp(fun)``: ``jacrev``
 then pushes all the rows of a Jacobian through such primitives in one backward pass.
+
+An elementwise primitive is declared in one line by ``elementwise(name, d=partial, ...)``: its rules in
+both modes, what its nodes keep, batch-safety, ``vmap``'s broadcasting and its entry in the op table
+(``adcore.core.ops``) that the jit and the coverage report read.
 """
 
 from .core import (
@@ -42,6 +46,7 @@ from .core import (
 from .core import defvjp as _defvjp
 from .core.batching import batch_ndim, def_batch_safe_vjp
 from .core.reverse import numbers_in_space
+from .numpy.declare import elementwise
 
 
 def defvjp(fun, *vjpmakers, argnums=None):
@@ -98,6 +103,7 @@ __all__ = [
     "defvjp_argnum",
     "defvjp_argnums",
     "defvjp_is_zero",
+    "elementwise",
     "getval",
     "isbox",
     "new_box",

@@ -45,6 +45,7 @@ from backends.numpy import holds_nan
 
 from .builtins import build_container, container_take, container_untake, make_container
 from .core import snapshot_value, snapshots
+from .core.ops import op_named
 
 
 @functools.cache
@@ -380,15 +381,17 @@ def _product_by_one(instruction, kinds):
 
 # ---- 4. the chain rule's NaN masks, checked once on the outputs ----
 
-#: Array API names whose result holds a NaN (somewhere) whenever an argument does.
-NAN_PROPAGATING = {"add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "reciprocal", "abs"}
-NAN_PROPAGATING |= {"exp", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
+def propagates_nan(api):
+    """Whether the call of the Array API name ``api`` gives a result that holds a NaN (somewhere) whenever an
+    argument does: the op table's ``propagates_nan``."""
+    op = op_named(api)
+    return op is not None and op.propagates_nan
 
 
 def defer_nan_masks(instructions, output, kinds):
     """``(instructions, checked)``: each of the NumPy backend's ``multiply_zero_nan(g, partial)`` (``g *
     partial``, but 0 where ``g`` is 0 and ``partial`` NaN) made a plain product where its value reaches an
-    output through calls that keep a NaN (:data:`NAN_PROPAGATING`, containers); ``checked`` the output
+    output through calls that keep a NaN (:func:`propagates_nan`, containers); ``checked`` the output
     slots those products reach.
 
     A product differs from the masked one only where it is NaN, and that NaN reaches a checked output:
@@ -405,7 +408,7 @@ def defer_nan_masks(instructions, output, kinds):
         args = instruction.args
         if instruction.api == "multiply_zero_nan" and _on_numpy(instruction):
             unmasked.add(instruction.out)
-        elif instruction.api not in NAN_PROPAGATING and instruction.fn is not _MAKE:
+        elif not propagates_nan(instruction.api) and instruction.fn is not _MAKE:
             continue
         reaching.update(arg.slot for arg in args if type(arg) is Ref)
     if not unmasked:
@@ -446,52 +449,40 @@ def has_nan(*values):
 
 # ---- 5. fusion of elementwise chains ----
 
-#: Array API name -> the expression, in both ``numexpr`` and C (CuPy's kernels), of the call's arguments.
-EXPRESSIONS = {
-    "add": "({0} + {1})",
-    "subtract": "({0} - {1})",
-    "multiply": "({0} * {1})",
-    "divide": "({0} / {1})",
-    "negative": "(-{0})",
-    "greater": "({0} > {1})",
-    "greater_equal": "({0} >= {1})",
-    "less": "({0} < {1})",
-    "less_equal": "({0} <= {1})",
-    "where": "where({0}, {1}, {2})",
-}
-#: Functions of one argument fused on CuPy (C's names, the standard's). On NumPy they stay NumPy's
-#: calls: its SIMD loops compute them faster than numexpr's (``exp`` by a third, ``sqrt`` twice as fast,
-#: one thread each) and then equal the eager values bit for bit; numexpr fuses the arithmetic between them.
-FUNCTIONS = ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")
-FUNCTIONS += ("asin", "acos", "atan", "asinh", "acosh", "atanh")
+def fusion(api):
+    """How a fused chain writes a call of the Array API name ``api`` (the op table's ``fusion``): an expression
+    of its operands in both ``numexpr`` and C (CuPy's kernels), ``"call"`` for a function of one argument under
+    C's (the standard's) name, or None. The calls are fused on CuPy only: on NumPy they stay NumPy's calls, whose
+    SIMD loops compute them faster than numexpr's (``exp`` by a third, ``sqrt`` twice as fast, one thread each)
+    and then equal the eager values bit for bit; numexpr fuses the arithmetic between them."""
+    op = op_named(api)
+    return None if op is None else op.fusion
 #: The smallest array (entries) worth a fused call: below it NumPy's per-call cost is smaller than the fuser's.
 FUSE_MIN_SIZE = 1 << 14
 
 
 def fused_expression(api, operands, c=False):
     """The expression of one call on ``operands`` (source text), for numexpr or (``c``) CUDA C."""
-    if api in FUNCTIONS:
+    form = fusion(api)
+    if form == "call":
         return f"{api}({operands[0]})"
-    if api == "pow":
-        return f"pow({operands[0]}, {operands[1]})" if c else f"({operands[0]} ** {operands[1]})"
-    if api == "square":
-        return f"({operands[0]} * {operands[0]})"
-    if api == "where" and c:
-        return f"({operands[0]} ? {operands[1]} : {operands[2]})"
+    if api == "pow" and c:
+        return f"pow({operands[0]}, {operands[1]})"
     if api == "multiply_zero_nan":  # Backend.multiply_zero_nan: g * partial, but 0 where g is 0 and partial NaN
         g, partial = operands
         if c:
             return f"(({g} == 0 && {partial} != {partial}) ? 0.0 : {g} * {partial})"
         return f"where(({g} == 0) & ({partial} != {partial}), 0.0, {g} * {partial})"
-    return EXPRESSIONS[api].format(*operands)
+    return form.format(*operands)
 
 
 def fusable_api(api, backend_name):
-    if api in EXPRESSIONS or api in ("pow", "square"):
+    form = fusion(api)
+    if form is not None and form != "call":
         return True
     # the mask reads g and the partial twice each: fused on NumPy, the text of a chain of them would double at each
     # product (numexpr has no common subexpressions; CUDA's compiler has); there defer_nan_masks drops the masks
-    return backend_name == "cupy" and (api in FUNCTIONS or api == "multiply_zero_nan")
+    return backend_name == "cupy" and (form == "call" or api == "multiply_zero_nan")
 
 
 class Fuser:
@@ -613,8 +604,8 @@ def cupy_kernel(source, dtypes, out_dtype):
     as NumPy does).
 
     Not run by the test suite on machines without a GPU, so kept to the smallest C: the operators of
-    :data:`EXPRESSIONS`, ``pow``, the conditional for ``where``, and :data:`FUNCTIONS`, which CUDA's
-    math library has under the standard's names.
+    expressions of the op table's ``fusion`` (``pow`` as C's function), and its ``"call"`` functions, which
+    CUDA's math library has under the standard's names.
     """
     import cupy
 

@@ -21,6 +21,7 @@ import warnings
 from backends import array_backend, recording_paused
 
 from . import numpy as anp
+
 # importing builtins registers tuple/list/dict boxes and joins returned containers
 from .builtins import ContainerVSpace, build_container
 from .core import (

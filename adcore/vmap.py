@@ -12,8 +12,9 @@ both orders, ordered by trace ids as the other traces are.
 A batching rule is ``rule(fun, size, batched, args, kwargs) -> (out, out_batched)``: ``args``
 are the primitive's arguments with each batched one (``batched[i]``) replaced by its value with
 the batch axis first, ``out_batched`` says whether ``out`` (or each item of a returned tuple)
-has that axis. ``batching_rules`` holds them, keyed by primitive; the primitives declared
-elementwise (``adcore.numpy.rules.elementwise_primitives``) broadcast. A primitive without a rule
+has that axis. ``batching_rules`` holds them, keyed by primitive; a primitive of the elementwise
+family (the op table, ``adcore.core.ops``) broadcasts, or runs the batching rule it was declared
+with. A primitive without a rule
 is computed by a loop over the examples (one call per example, then a stack), with a
 ``VmapFallbackWarning`` naming it, once per ``vmap`` call.
 """
@@ -25,10 +26,10 @@ import numpy as _np
 from backends import array_backend, default_backend, register_traced_type
 
 from .core import Box, Node, VSpace, next_trace_id
+from .core.ops import op_of
 from .numpy import wrapper as anp
 from .numpy.boxes import ArrayBox
 from .numpy.einsum import einsum_args
-from .numpy import rules
 from .numpy.vspaces import ArrayVSpace
 
 __all__ = ["VmapFallbackWarning", "batching_rules", "vmap"]
@@ -64,8 +65,8 @@ class BatchNode(Node):
         rule = batching_rules.get(fun)
         if rule is on_the_boxes:
             return fun.fun(*args, **kwargs)
-        if rule is None and fun in rules.elementwise_primitives:
-            rule = broadcasting
+        if rule is None:
+            rule = family_rule(fun)
         if rule is None or (isinstance(rule, tuple) and rule[0] is None):
             out, out_batched = self.loop(fun, batched, values, kwargs)
         else:
@@ -426,7 +427,8 @@ def where(fun, size, batched, args, kwargs):
 
 
 def _table():
-    """``{primitive: rule}`` for the primitives of ``adcore.numpy`` that are not declared elementwise."""
+    """``{primitive: rule}`` for the primitives of ``adcore.numpy`` outside the elementwise family (whose rules
+    :func:`family_rule` reads from the op table)."""
     from . import builtins
     from .numpy import fft, linalg, selection, signatures
 
@@ -464,7 +466,6 @@ def _table():
         einsum_args: einsum,
         anp.astype.primitive: broadcasting,
         anp.astype.untraced: broadcasting,
-        anp._owned_copy: broadcasting,
         builtins.make_container: on_the_boxes,
         builtins.container_untake: on_the_boxes,
     }
@@ -474,13 +475,7 @@ def _table():
         table[getattr(signatures, name)] = on_the_boxes
     for name in "result_type iscomplexobj".split():
         table[getattr(anp, name)] = dtype_metadata
-    for name in (
-        "equal not_equal greater greater_equal less less_equal logical_and logical_or logical_not sign floor ceil "
-        "round isfinite isnan isinf trunc rint floor_divide logical_xor signbit zeros_like ones_like real imag conj "
-        "negative abs exp log log1p expm1 sqrt square sin cos tan sinh cosh tanh arcsin arccos arctan add subtract "
-        "multiply divide power maximum minimum arcsinh arccosh arctanh log2 log10 reciprocal arctan2 hypot logaddexp "
-        "mod copysign"
-    ).split():
+    for name in "zeros_like ones_like".split():
         table[getattr(anp, name)] = broadcasting
     for name in "inv det slogdet cholesky eigh eigvalsh".split():
         table[getattr(linalg, name)] = stacked_linalg
@@ -498,11 +493,20 @@ def _primitive(fun):
 def has_batching_rule(fun):
     """Whether ``vmap`` computes the primitive under ``fun`` by a batching rule (else by a loop over the examples)."""
     fun = _primitive(fun)
-    return fun in batching_rules or fun in rules.elementwise_primitives
+    return fun in batching_rules or family_rule(fun) is not None
 
 
-#: ``primitive -> batching rule`` (see the module docstring); a primitive not here and not declared
-#: elementwise is computed by a loop over the examples.
+def family_rule(fun):
+    """The batching rule of ``fun``'s op-table entry: the one it was declared with, else broadcasting for the
+    elementwise family; None for a primitive declared by no family."""
+    op = op_of(fun)
+    if op is None:
+        return None
+    return op.batching or (broadcasting if op.family == "elementwise" else None)
+
+
+#: ``primitive -> batching rule`` (see the module docstring); a primitive not here and without a rule of its
+#: op-table entry (:func:`family_rule`) is computed by a loop over the examples.
 batching_rules = _table()
 
 

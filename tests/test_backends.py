@@ -354,7 +354,7 @@ def test_multiply_zero_nan_is_zero_only_where_a_is_zero_and_b_nan(backend, a, b,
 def test_multiply_zero_nan_takes_integers_booleans_and_scalars(b):
     """The NumPy backend's test for NaN (one reduction, no array made) on integer and boolean arrays, NumPy and
     Python scalars and empty arrays, in the chain rule's product on scalars (``times_partial``) too."""
-    from adcore.numpy.rules import times_partial
+    from adcore.numpy.declare import times_partial
 
     numpy_backend = backends.get_backend("numpy")
     zeros = numpy.zeros(numpy.shape(b))

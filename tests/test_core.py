@@ -220,13 +220,18 @@ def test_nodes_keep_only_what_their_partials_read():
     assert _kept_by_the_graph(lambda x, keep: np.sum(keep(x * 2.0) * x), x) == [True]
 
 
-def test_reads_parameter_sees_loads_and_closures():
-    from adcore.numpy.rules import reads_parameter
+def test_what_a_node_keeps_is_declared_in_the_op_table():
+    """What each rule reads is a declared fact of the op table (no rule's code is read): a node of ``negative``
+    (its partial is -1) keeps neither its input nor its output, one of ``divide`` its output only for ``y``."""
+    from adcore.core.ops import op_of
 
-    assert reads_parameter(lambda ans, x: ans, 0) and not reads_parameter(lambda ans, x: ans, 1)
-    assert not reads_parameter(lambda ans, x, y: y, 0)
-    assert reads_parameter(lambda ans, x: (lambda: ans)(), 0)  # read by a closure
-    assert reads_parameter(len, 0)  # not Python code: taken to be read
+    assert op_of(np.sqrt).reads == ("output",) and op_of(np.sin).reads == ("arguments",)
+    assert op_of(np.negative).reads == ("nothing",) and op_of(np.divide).reads == ("arguments", "both")
+    x = numpy.linspace(0.5, 1.5, 4)
+    assert _kept_by_the_graph(lambda x, keep: np.sum(np.negative(keep(x * 2.0))), x) == [False]
+    assert _kept_by_the_graph(lambda x, keep: np.sum(keep(np.negative(x))), x) == [False]
+    assert _kept_by_the_graph(lambda x, keep: np.sum(keep(np.divide(x, 2.0))), x) == [False]
+    assert _kept_by_the_graph(lambda x, keep: np.sum(keep(np.divide(2.0, x))), x) == [True]
 
 
 def test_cotangents_given_by_the_user_are_never_written():
@@ -279,7 +284,7 @@ def test_products_are_written_into_partials_the_rule_made_only():
     """Where the pass does not own ``g``, an elementwise VJP writes ``g * partial`` into the partial if its rule
     made it (``cos(x)`` for ``sin``), never into the node's output (``exp``'s partial), an argument (``multiply``'s)
     or a view of one: a reused VJP gives the same cotangent twice, and the user's arrays are unchanged."""
-    from adcore.numpy.rules import made_by_rule, product_into
+    from adcore.numpy.declare import made_by_rule, product_into
 
     g = numpy.linspace(1.0, 2.0, 4)
     g.flags.writeable = False  # the user's cotangent: read only

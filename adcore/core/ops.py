@@ -63,23 +63,22 @@ class Op:
         if facts or kind not in KINDS or not set(self.reads) <= set(READS):
             raise ValueError(f"declaring {name}: unknown kind {kind!r}, reads {reads!r} or facts {sorted(facts)}")
 
-    def reads_output(self, argnum):
-        return self.reads[argnum] in ("output", "both")
-
-    def reads_arguments(self, argnum):
-        return self.reads[argnum] in ("arguments", "both")
-
     def __repr__(self):
         return f"Op({self.name!r}, api={self.api!r}, family={self.family!r}, kind={self.kind!r})"
 
 
 #: ``primitive -> Op``: the op table.
 ops = {}
+#: ``Array API name -> Op``: the same entries by the name the jit records (two primitives of one name,
+#: ``round`` and ``rint``, have the same facts).
+apis = {}
 
 
 def declare(fun, name, **facts):
     """Record the :class:`Op` of primitive ``fun`` (see its attributes for ``facts``); returns it."""
     op = ops[fun] = Op(name, **facts)
+    if op.api is not None:
+        apis[op.api] = op
     return op
 
 
@@ -88,7 +87,6 @@ def op_of(fun):
     return ops.get(fun)
 
 
-def declared(**facts):
-    """The primitives whose :class:`Op` has each of ``facts`` (``declared(family="elementwise")``), in
-    declaration order: a view of the table."""
-    return [fun for fun, op in ops.items() if all(getattr(op, key) == value for key, value in facts.items())]
+def op_named(api):
+    """The :class:`Op` computed by the Array API function ``api``, or None."""
+    return apis.get(api)

@@ -32,7 +32,7 @@ from backends import array_backend, backend_of
 
 from ..core import def_linear, defvjp_argnum, getval, notrace_primitive, primitive
 from . import wrapper as anp
-from .rules import metadata, unbroadcast
+from .declare import metadata, unbroadcast
 
 #: The letters NumPy accepts as subscripts; the ellipsis and the rules take unused ones.
 LETTERS = string.ascii_letters

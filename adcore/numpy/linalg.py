@@ -60,7 +60,7 @@ from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
 from . import wrapper as anp
-from .rules import broadcast, metadata, unbroadcast
+from .declare import broadcast, metadata, unbroadcast
 
 __all__ = [
     "cholesky",

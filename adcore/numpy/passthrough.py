@@ -45,14 +45,14 @@ from backends import array_backend, backend_of, default_backend
 
 from ..core import Box, getval, isbox, nondifferentiable, notrace_primitive
 from ..core.wrapping import wraps
+from .declare import zero_derivative
 from .random import _to_default_backend
 from .selection import searchsorted as _searchsorted
-from .wrapper import _nondifferentiable
 from .wrapper import argmax as _argmax
 from .wrapper import argmin as _argmin
 from .wrapper import iscomplexobj as _iscomplexobj
-from .wrapper import ravel as _ravel
 from .wrapper import isnan as _isnan
+from .wrapper import ravel as _ravel
 from .wrapper import where as _where
 
 #: function -> why adcore has no derivative for it (``python -m adcore.coverage`` lists them)
@@ -351,13 +351,13 @@ def _type_info(kind, dtype):
 
 # ---- non-differentiable elementwise functions ----
 
-bitwise_and = _nondifferentiable("bitwise_and")
-bitwise_or = _nondifferentiable("bitwise_or")
-bitwise_xor = _nondifferentiable("bitwise_xor")
-invert = bitwise_not = bitwise_invert = _nondifferentiable("invert", "bitwise_invert")
-left_shift = bitwise_left_shift = _nondifferentiable("left_shift", "bitwise_left_shift")
-right_shift = bitwise_right_shift = _nondifferentiable("right_shift", "bitwise_right_shift")
-nextafter = _nondifferentiable("nextafter")
+bitwise_and = zero_derivative("bitwise_and")
+bitwise_or = zero_derivative("bitwise_or")
+bitwise_xor = zero_derivative("bitwise_xor")
+invert = bitwise_not = bitwise_invert = zero_derivative("invert", "bitwise_invert")
+left_shift = bitwise_left_shift = zero_derivative("left_shift", "bitwise_left_shift")
+right_shift = bitwise_right_shift = zero_derivative("right_shift", "bitwise_right_shift")
+nextafter = zero_derivative("nextafter")
 gcd = on_backend("gcd")
 lcm = on_backend("lcm")
 spacing = on_backend("spacing")

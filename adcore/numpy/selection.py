@@ -28,7 +28,7 @@ from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
 from . import wrapper as anp
-from .rules import metadata, unbroadcast
+from .declare import metadata, unbroadcast
 
 # ---- gathers and their adjoints ----
 

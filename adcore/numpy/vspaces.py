@@ -10,7 +10,7 @@ from backends import array_backend, default_backend, get_backend
 from ..core import VSpace, getval
 from . import wrapper as anp
 from .boxes import SCALAR_TYPES
-from .rules import in_place_backend
+from .declare import in_place_backend
 from .wrapper import _is_dtype_kind
 
 

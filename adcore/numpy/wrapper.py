@@ -10,69 +10,85 @@ backend. Functions that are compositions of primitives (``mean``, ``dot``,
 import builtins
 import inspect
 
-from ..core.wrapping import wraps
-
 import numpy as _np
 
-from backends import array_backend, backend_of, default_backend, forget_on_change
+from backends import backend_of, default_backend
 
 from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
-
-
-def _elementwise(name, api_name=None):
-    api_name = api_name or name
-    raw = _dispatched(name, api_name)
-    raw.__name__ = raw.__qualname__ = name
-    raw.__doc__ = f"Elementwise ``{name}`` (the Array API's ``{api_name}``) on any backend; broadcasts like NumPy."
-    raw.api_name = api_name  # adcore.jit calls the backend's function by this name directly
-    return raw
-
-
-#: The dispatch caches of :func:`_dispatched`, emptied when the backend registered for a type changes.
-_dispatch_caches = []
-
-
-def _forget_dispatch(value_type):
-    """Empty every dispatch cache, whatever ``value_type`` (a registry change is rare: tests' stand-in backends)."""
-    for found in _dispatch_caches:
-        found.clear()
-
-
-forget_on_change(_forget_dispatch)
-
-
-def _dispatched(name, api_name):
-    """``call(*args)``: the backend function ``api_name`` called on ``args``, found once per argument types.
-
-    The first call with some argument types asks ``backend_of`` (which raises for arrays of two
-    backends) and ``Backend.function_for`` (which may pick a function for exactly those types, as
-    NumPy's float64 scalar operators); later calls with the same types look the function up. An
-    entry for arrays holds while the registry of array types is unchanged (``forget_on_change``
-    empties the cache); one for a call with no array argument, while the default backend is the
-    one it was found for (it changes with ``use_backend``). Two arrays of a library with several
-    devices are not cached (``backend_of`` compares their devices on every call).
-    """
-    found = {}  # argument types -> (function, the default backend it was found for, or None for a call on arrays)
-    _dispatch_caches.append(found)
-
-    def resolve(args, types):
-        arrays = [position for position, value in enumerate(args) if array_backend(value) is not None]
-        backend = backend_of(*args, op=name)
-        function = backend.function_for(api_name, types)
-        if len(arrays) < 2 or not backend.multi_device:
-            found[types] = (function, None if arrays else backend)
-        return function
-
-    def call(*args):
-        count = len(args)
-        types = (type(args[0]),) if count == 1 else (type(args[0]), type(args[1])) if count == 2 else tuple(map(type, args))
-        entry = found.get(types)
-        if entry is not None and (entry[1] is None or entry[1] is default_backend()):
-            return entry[0](*args)
-        return resolve(args, types)(*args)
-
-    return call
+from ..core.wrapping import wraps
+from .elementwise import (  # the elementwise family  # noqa: F401 - the chain rule's
+    _owned_copy,
+    _sech_squared,
+    _tanh_tangent,
+    _times_partial,
+    abs,
+    absolute,
+    add,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    around,
+    ceil,
+    conj,
+    conjugate,
+    copysign,
+    cos,
+    cosh,
+    divide,
+    equal,
+    exp,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isfinite,
+    isinf,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    power,
+    real,
+    reciprocal,
+    remainder,
+    rint,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+)
 
 
 def _untraced_when(piecewise_constant):
@@ -151,97 +167,11 @@ def array_like(*names):
 _sequences = (list, tuple)
 
 
-# ---- differentiable elementwise functions ----
-
-negative = primitive(_elementwise("negative"))
-abs = absolute = primitive(_elementwise("abs"))
-exp = primitive(_elementwise("exp"))
-log = primitive(_elementwise("log"))
-log1p = primitive(_elementwise("log1p"))
-expm1 = primitive(_elementwise("expm1"))
-sqrt = primitive(_elementwise("sqrt"))
-square = primitive(_elementwise("square"))
-sin = primitive(_elementwise("sin"))
-cos = primitive(_elementwise("cos"))
-tan = primitive(_elementwise("tan"))
-sinh = primitive(_elementwise("sinh"))
-cosh = primitive(_elementwise("cosh"))
-tanh = primitive(_elementwise("tanh"))
-arcsin = primitive(_elementwise("arcsin", "asin"))
-arccos = primitive(_elementwise("arccos", "acos"))
-arctan = primitive(_elementwise("arctan", "atan"))
-add = primitive(_elementwise("add"))
-subtract = primitive(_elementwise("subtract"))
-multiply = primitive(_elementwise("multiply"))
-divide = true_divide = primitive(_elementwise("divide"))
-power = primitive(_elementwise("power", "pow"))
-maximum = primitive(_elementwise("maximum"))
-minimum = primitive(_elementwise("minimum"))
-arcsinh = primitive(_elementwise("arcsinh", "asinh"))
-arccosh = primitive(_elementwise("arccosh", "acosh"))
-arctanh = primitive(_elementwise("arctanh", "atanh"))
-log2 = primitive(_elementwise("log2"))
-log10 = primitive(_elementwise("log10"))
-reciprocal = primitive(_elementwise("reciprocal"))
-arctan2 = primitive(_elementwise("arctan2", "atan2"))
-hypot = primitive(_elementwise("hypot"))
-logaddexp = primitive(_elementwise("logaddexp"))
-mod = remainder = primitive(_elementwise("remainder"))
-copysign = primitive(_elementwise("copysign"))
-
-
-@primitive
-def _times_partial(g, partial):
-    """``g * partial``: the chain rule's product in an elementwise rule (a cotangent or a tangent ``g``
-    times a partial derivative), but 0 where ``g`` is 0 and ``partial`` is NaN. An entry the output
-    does not depend on (masked by ``where`` or a ``nan*`` reduction) then contributes nothing even
-    where its value, and so its partial, is NaN (a NaN in the data): IEEE's 0 * NaN would make every
-    gradient it is added to NaN. An infinite partial keeps IEEE's product (0 * inf = NaN)."""
-    return backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
-
-
-_times_partial.fun.api_name = "multiply_zero_nan"  # adcore.jit calls the backend's method directly, and fuses it
-
-
-@primitive
-def _sech_squared(x):
-    """``1 / cosh(x)**2`` for real ``x``: the derivative of ``tanh``, one primitive (``Backend.sech_squared``:
-    one exponential, full precision in both tails)."""
-    return backend_of(x, op="tanh").sech_squared(x)
-
-
-@primitive
-def _owned_copy(x):
-    """A copy of ``x`` (``Backend.snapshot``) whose entries can be written one at a time: a derivative handed
-    to the user where it is a view that cannot be (``VSpace.writable``); a primitive, so that ``adcore.jit``
-    records it."""
-    return backend_of(x, op="copy").snapshot(x)
-
-
-@primitive
-def _tanh_tangent(g, x):
-    """``g / cosh(x)**2`` for real ``x`` (0 where ``g`` is 0, as ``_times_partial``): the tangent of ``tanh``
-    along ``g``, one primitive, so that a trace enclosing forward mode (``hvp``'s) records one node for it,
-    not the partial and the product."""
-    backend = backend_of(g, x, op="tanh")
-    return backend.multiply_zero_nan(g, backend.sech_squared(x))
-
-
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
-
-_LN2 = float(_np.log(2.0))
-
 
 def exp2(x):
     """``2 ** x``."""
     return power(2.0, x)
-
-
-@primitive
-def logaddexp2(x, y):
-    """``log2(2**x + 2**y)``, through ``logaddexp`` in base e (stable for large inputs); a primitive, so
-    that its derivative is formed from ``x - y`` rather than from the rounded ``x * log(2)``."""
-    return backend_of(x, y, op="logaddexp2").logaddexp(x * _LN2, y * _LN2) / _LN2
 
 
 def deg2rad(x):
@@ -1212,9 +1142,6 @@ def astype(x, dtype):
 
 # ---- complex numbers ----
 
-real = primitive(_elementwise("real"))
-imag = primitive(_elementwise("imag"))
-conj = conjugate = primitive(_elementwise("conj"))
 
 
 @notrace_primitive
@@ -1242,33 +1169,6 @@ def _is_dtype_kind(backend, dtype, kind):
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----
-
-
-def _nondifferentiable(name, api_name=None):
-    return notrace_primitive(_elementwise(name, api_name))
-
-
-equal = _nondifferentiable("equal")
-not_equal = _nondifferentiable("not_equal")
-greater = _nondifferentiable("greater")
-greater_equal = _nondifferentiable("greater_equal")
-less = _nondifferentiable("less")
-less_equal = _nondifferentiable("less_equal")
-logical_and = _nondifferentiable("logical_and")
-logical_or = _nondifferentiable("logical_or")
-logical_not = _nondifferentiable("logical_not")
-sign = _nondifferentiable("sign")
-floor = _nondifferentiable("floor")
-ceil = _nondifferentiable("ceil")
-round = around = _nondifferentiable("round")
-isfinite = _nondifferentiable("isfinite")
-isnan = _nondifferentiable("isnan")
-isinf = _nondifferentiable("isinf")
-trunc = fix = _nondifferentiable("trunc")
-rint = _nondifferentiable("rint", "round")
-floor_divide = _nondifferentiable("floor_divide")
-logical_xor = _nondifferentiable("logical_xor")
-signbit = _nondifferentiable("signbit")
 
 
 @notrace_primitive

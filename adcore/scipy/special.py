@@ -100,7 +100,7 @@ from backends import array_backend, backend_of, get_backend
 
 from ..core import getval, notrace_primitive, primitive
 from ..numpy import wrapper as anp
-from ..numpy.rules import def_elementwise
+from ..numpy.declare import def_elementwise
 from ..numpy.wrapper import _sin_cos_pi
 
 __all__ = [
@@ -236,11 +236,12 @@ def _raw(name, standard=None):
     return raw
 
 
-def _special(name, doc, *partials, standard=None):
-    """The primitive ``name`` (see ``_raw``) with elementwise rules from its ``partials``."""
+def _special(name, doc, *partials, standard=None, reads="arguments"):
+    """The primitive ``name`` (see ``_raw``) with elementwise rules from its ``partials``, which read ``reads``
+    (``adcore.numpy.declare.def_elementwise``)."""
     fun = primitive(_raw(name, standard))
     fun.__doc__ = doc
-    def_elementwise(fun, *partials)
+    def_elementwise(fun, *partials, name=name, reads=reads)
     return fun
 
 
@@ -281,6 +282,7 @@ gamma = _special(
     (``_digamma_reflected``).
     """,
     lambda ans, x: anp.multiply(ans, _digamma_reflected(x)),
+    reads="both",
 )
 
 gammaln = _special(
@@ -344,6 +346,7 @@ rgamma = _special(
     which is finite at the poles of Γ, (-1)^n n! at x = -n (``_rgamma_derivative``).
     """,
     _rgamma_derivative,
+    reads="both",
 )
 
 gammasgn = notrace_primitive(_raw("gammasgn"))
@@ -390,6 +393,7 @@ beta = _special(
     """,
     lambda ans, a, b: anp.multiply(ans, _digamma_difference(a, b, ans)),
     lambda ans, a, b: anp.multiply(ans, _digamma_difference(b, a, ans)),
+    reads="both",
 )
 
 betaln = _special(
@@ -401,6 +405,7 @@ betaln = _special(
     """,
     lambda ans, a, b: _digamma_difference(a, b, ans),
     lambda ans, a, b: _digamma_difference(b, a, ans),
+    reads="both",
 )
 
 
@@ -611,6 +616,7 @@ gammaincinv = _special(
     (a from 0.1 to 1000, y from 1e-8 to 0.999).
     """,
     *_inverse_partials(_gamma_density, [lambda a, x: _gammainc_a(a, x)], 1.0),
+    reads="output",
 )
 
 gammainccinv = _special(
@@ -622,6 +628,7 @@ gammainccinv = _special(
     below 2e-12 in float64 against mpmath, as ``gammaincinv``'s.
     """,
     *_inverse_partials(_gamma_density, [lambda a, x: _gammainc_a(a, x)], -1.0),
+    reads="output",
 )
 
 # ---- the incomplete beta function ----
@@ -713,6 +720,7 @@ def_elementwise(
     _betainc_second_a,
     _betainc_second_b,
     lambda ans, a, b, x: anp.multiply(_beta_density(a, b, x), anp.subtract(anp.log(x), _digamma_difference(a, b, ans))),
+    reads=("arguments", "arguments", "both"),
 )
 def_elementwise(
     _betainc_b,
@@ -721,6 +729,7 @@ def_elementwise(
     lambda ans, a, b, x: anp.multiply(
         _beta_density(a, b, x), anp.subtract(anp.log1p(anp.negative(x)), _digamma_difference(b, a, ans))
     ),
+    reads=("arguments", "arguments", "both"),
 )
 
 _BETAINC_SHAPE_DOC = """the continued fraction of DLMF 8.17.22 differentiated in a and b
@@ -767,6 +776,7 @@ betaincinv = _special(
     1 - x to eps / (1 - x) only, and the derivative, taken at the rounded result, too (7e-5 at 1 - x = 7e-13).
     """,
     *_inverse_partials(_beta_density, [_betainc_a, _betainc_b], 1.0),
+    reads="output",
 )
 
 betainccinv = _special(
@@ -778,6 +788,7 @@ betainccinv = _special(
     1 - x >= 1e-5).
     """,
     *_inverse_partials(_beta_density, [_betainc_a, _betainc_b], -1.0),
+    reads="output",
 )
 
 # ---- error functions ----
@@ -807,6 +818,7 @@ erfinv = _special(
     Derivative (of an inverse function, with DLMF 7.2.1): √π / 2 exp(erfinv(y)²).
     """,
     lambda ans, y: (0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
+    reads="output",
 )
 
 erfcinv = _special(
@@ -816,6 +828,7 @@ erfcinv = _special(
     Derivative (of an inverse function, with DLMF 7.2.2): -√π / 2 exp(erfcinv(y)²).
     """,
     lambda ans, y: (-0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
+    reads="output",
 )
 
 def _erfcx_derivative(ans, x):
@@ -865,6 +878,7 @@ log_ndtr = _special(
     (``_inverse_mills_ratio``).
     """,
     lambda ans, x: _log_ndtr_derivative(ans, x),
+    reads="both",
 )
 
 
@@ -892,6 +906,7 @@ ndtri = _special(
     Derivative (of an inverse function): √(2π) exp(ndtri(p)² / 2).
     """,
     lambda ans, p: _SQRT_2PI * anp.exp(anp.multiply(anp.square(ans), 0.5)),
+    reads="output",
 )
 
 # ---- Bessel functions ----
@@ -1000,6 +1015,7 @@ ive = _special(
     """,
     _no_derivative("ive", "v", _NO_ORDER),
     lambda ans, v, x: anp.subtract(anp.multiply(anp.add(ive(v - 1, x), ive(v + 1, x)), 0.5), anp.multiply(anp.sign(x), ans)),
+    reads=("arguments", "both"),
 )
 
 i0e = _special(
@@ -1011,6 +1027,7 @@ i0e = _special(
     terms nearly cancel (both near 1/√(2π|x|)): relative error about 2|x| ε.
     """,
     lambda ans, x: anp.subtract(i1e(x), anp.multiply(anp.sign(x), ans)),
+    reads="both",
 )
 
 
@@ -1031,6 +1048,7 @@ i1e = _special(
     relative error about 2|x| ε.
     """,
     lambda ans, x: anp.subtract(anp.subtract(i0e(x), _i1e_over_x(x)), anp.multiply(anp.sign(x), ans)),
+    reads="both",
 )
 
 kv = _special(
@@ -1054,6 +1072,7 @@ kve = _special(
     """,
     _no_derivative("kve", "v", _NO_ORDER),
     lambda ans, v, x: _kve_derivative(ans, v, x),
+    reads=("arguments", "both"),
 )
 
 
@@ -1089,6 +1108,7 @@ wrightomega = _special(
     function", 2002).
     """,
     lambda ans, x: anp.divide(ans, anp.add(ans, 1.0)),
+    reads="output",
 )
 
 def _lambertw_raw(z, k, tol):
@@ -1113,6 +1133,7 @@ def_elementwise(
     lambda ans, z, k, tol: anp.divide(anp.exp(anp.negative(ans)), anp.add(ans, 1.0)),
     lambda ans, z, k, tol: 0.0,  # the branch: an integer index (piecewise constant)
     lambda ans, z, k, tol: 0.0,  # the tolerance of the iteration: no effect on the result beyond rounding
+    reads=("output", "arguments", "arguments"),
 )
 
 
@@ -1146,6 +1167,7 @@ expit = _special(
     """,
     lambda ans, x: anp.multiply(ans, expit(anp.negative(x))),
     standard=_expit_standard,
+    reads="both",
 )
 
 log_expit = _special(

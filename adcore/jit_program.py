@@ -41,7 +41,6 @@ import math
 import numpy as _np
 
 from backends import backend_of
-from backends.numpy import holds_nan
 
 from .builtins import build_container, container_take, container_untake, make_container
 from .core import snapshot_value, snapshots
@@ -425,14 +424,14 @@ def defer_nan_masks(instructions, output, kinds):
 
 def has_nan(*values):
     """Whether a value (a float, a NumPy array or scalar, or a container of them) holds a NaN (an array's
-    entries checked by the NumPy backend's exact ``holds_nan``); any other value answers True."""
+    entries checked by the NumPy backend's ``may_hold_nan``, which answers exactly); any other value answers True."""
     for value in values:
         kind = type(value)
         if kind in (float, complex) or isinstance(value, _np.generic):
             if value != value:
                 return True
         elif kind is _np.ndarray:
-            if value.dtype.kind in "fc" and holds_nan(value):
+            if value.dtype.kind in "fc" and backend_of(value).may_hold_nan(value):
                 return True
             if value.dtype.kind not in "fcbiu":
                 return True

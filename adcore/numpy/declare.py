@@ -169,7 +169,9 @@ def _def_vjp_in_output_space(fun, vjps, reads):
 
     def vjp(g, owned, ans, args, kwargs, argnums):
         if len(argnums) == 1:
-            result = cotangent(argnums[0], g, ans, args)
+            argnum = argnums[0]
+            rule = vjps[argnum]
+            result = vspace(args[argnum]).zeros() if rule is None else cotangent_of(args[argnum], rule(g, ans, *args))
             return (result,), owned and result is g
         return tuple(cotangent(argnum, g, ans, args) for argnum in argnums), False
 

@@ -3,7 +3,8 @@
 Each primitive here has NumPy's name and signature and computes its raw result
 with the Array API function of the backend its arguments belong to
 (``backends.backend_of``); calls without an array argument go to the default
-backend. Functions that are compositions of primitives (``mean``, ``dot``,
+backend. The elementwise family is declared in ``adcore.numpy.elementwise`` and
+re-exported here. Functions that are compositions of primitives (``mean``, ``dot``,
 ``stack``) are plain Python functions and need no rules of their own.
 """
 
@@ -17,7 +18,7 @@ from backends import backend_of, default_backend
 from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
 from ..core.wrapping import wraps
-from .elementwise import (  # the elementwise family  # noqa: F401 - the chain rule's
+from .elementwise import (  # noqa: F401 - the elementwise family, re-exported (the chain rule's own too)
     _owned_copy,
     _sech_squared,
     _tanh_tangent,

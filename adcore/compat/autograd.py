@@ -104,7 +104,12 @@ EXTRA_NAMES = {
     "autograd.numpy": {"Box": "adcore.core:Box", "builtins": "autograd.builtins"},
     "autograd.numpy.numpy_boxes": {"SequenceBox": "adcore.builtins:SequenceBox"},
     "autograd.numpy.numpy_jvps": {"ArrayBox": "adcore.numpy.boxes:ArrayBox", "JVPNode": "adcore.core:JVPNode"},
-    "autograd.numpy.numpy_vjps": {"ArrayBox": "adcore.numpy.boxes:ArrayBox", "VJPNode": "adcore.core:VJPNode"},
+    "autograd.numpy.numpy_vjps": {
+        "ArrayBox": "adcore.numpy.boxes:ArrayBox",
+        "VJPNode": "adcore.core:VJPNode",
+        "balanced_eq": "adcore.numpy.elementwise:balanced_eq",
+        "replace_zero": "adcore.numpy.elementwise:replace_zero",
+    },
     "autograd.numpy.numpy_vspaces": {
         "ComplexArrayVSpace": "adcore.numpy.vspaces:ArrayVSpace",
         **dict.fromkeys(

@@ -32,7 +32,7 @@ from backends import backend_of
 from ..core import defjvp_argnums, defvjp_argnums, getval, isbox, primitive
 from ..misc.flatten import flatten
 from ..numpy import wrapper as anp
-from ..numpy.rules import broadcast, metadata, unbroadcast
+from ..numpy.declare import broadcast, metadata, unbroadcast
 from ..operators import make_jvp, make_vjp
 
 __all__ = ["odeint"]

@@ -44,8 +44,8 @@ from backends import backend_of
 
 from ..core import def_linear, defvjp_argnum, getval, isbox, primitive
 from ..numpy import wrapper as anp
+from ..numpy.declare import metadata, unbroadcast
 from ..numpy.einsum import LETTERS, einsum
-from ..numpy.rules import metadata, unbroadcast
 from ..numpy.selection import take
 
 __all__ = ["convolve", "convolve2d", "convolve_axes", "convolve_nd", "correlate", "correlate2d", "fftconvolve", "oaconvolve"]

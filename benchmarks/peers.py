@@ -189,6 +189,11 @@ class AdcoreJitPeer(AdcorePeer):
     def hvp(self, fun):
         return adcore.hvp(fun, jit=True)
 
+    def per_example(self, kind, fun, in_axes=0):
+        """``adcore.jit`` of the whole batched derivative: one recording of the ``vmap`` of the eager ``kind``
+        (a ``vmap`` of ``grad(fun, jit=True)`` would replay each example's recording inside a new batch trace)."""
+        return adcore.jit(adcore.vmap(getattr(AdcorePeer, kind)(self, fun), in_axes=in_axes))
+
 
 def cupy_pool_peak(call):
     """``call()``'s result, and the bytes CuPy's default memory pool holds after it, started from an emptied pool.

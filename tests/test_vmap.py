@@ -114,7 +114,7 @@ def _f(x):
     "name",
     [
         "vmap(grad)", "grad(vmap)", "vmap(jacobian)", "jacobian(vmap)", "vmap(vmap)", "vmap(hvp)", "vmap(grad(grad))",
-        "vmap(grad jit=True)", "jit(vmap(grad))",
+        "vmap(grad jit=True)", "jit(vmap(grad))", "jit(vmap(hvp))", "vmap(jit(hvp))",
     ],
 )
 def test_compositions(name, backend):
@@ -131,8 +131,13 @@ def test_compositions(name, backend):
             result, expected = per_example(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "jit(vmap(grad))":
             batched = adcore.jit(vmap(grad(_f)))
-            batched(xs)
+            batched(xs + 1.0)  # recorded at other values than those it replays
             result, expected = batched(xs), np.stack([grad(_f)(x) for x in rows])
+        elif name in ("jit(vmap(hvp))", "vmap(jit(hvp))"):
+            batched = adcore.jit(vmap(hvp(_f))) if name == "jit(vmap(hvp))" else vmap(adcore.jit(hvp(_f)))
+            batched(xs + 1.0, vs)
+            result = batched(xs, vs)
+            expected = np.stack([hvp(_f)(x, vs[i, ...]) for i, x in enumerate(rows)])
         elif name == "grad(vmap)":
             result, expected = grad(lambda x: np.sum(vmap(_f)(x)))(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "vmap(jacobian)":

@@ -159,6 +159,24 @@ def getval(x):
 _see_through = Box.see_through
 
 
+def getval_above(x, trace_id):
+    """``x`` without the boxes that :func:`getval` goes under of the traces newer than ``trace_id`` (a box of
+    an interpreting trace keeps, under its own box, the values of the traces older than its own)."""
+    while type(x) in _see_through and x._trace_id > trace_id:
+        x = x._value
+    return x
+
+
+def interpreting_box(values):
+    """The box of the innermost interpreting trace among ``values`` (raw values or boxes of such a trace,
+    as :func:`getval` leaves them), or None."""
+    top = None
+    for value in values:
+        if type(value) in Box.types and (top is None or value._trace_id > top._trace_id):
+            top = value
+    return top
+
+
 _trace_ids = itertools.count(1)
 
 
@@ -408,17 +426,12 @@ def notrace_primitive(f_raw):
     rule is *not implemented* (that one raises ``NotImplementedError``).
     """
 
-    box_types = Box.types
-
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
         if raw_call_hook is not None:
             return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         values = tuple(map(getval, args))
-        top = None  # the innermost box left: one of an interpreting trace
-        for value in values:
-            if type(value) in box_types and (top is None or value._trace_id > top._trace_id):
-                top = value
+        top = interpreting_box(values)
         if top is not None:
             return top._node.interpret(f_wrapped, values, kwargs)
         return f_raw(*values, **kwargs)

@@ -62,6 +62,7 @@ class CuPyBackend(Backend):
         When made on a machine without an NVIDIA GPU or its driver, saying so.
     """
 
+    arrays_beside_slices = True
     numpy_namespace = property(lambda self: cupy)  # read when used: the CuPy check stands in for this module
 
     def __init__(self):

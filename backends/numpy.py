@@ -10,6 +10,7 @@ from .base import Backend, install_command, shares_entries
 
 
 class NumPyBackend(Backend):
+    arrays_beside_slices = True
     multi_device = False
     numpy_namespace = numpy
 

@@ -225,6 +225,24 @@ def test_shape_rules_batch_without_a_loop_also_per_example_gradients(name, fun, 
     _assert_close(backend, gradients, np.stack([grad(scalar)(r) for r in rows]))
 
 
+def test_index_arrays_batch_where_the_library_indexes_them_beside_a_slice(backend):
+    """``x[index_array]`` for each example is ``batch[:, index_array]`` where the library takes an index array
+    beside a slice (NumPy's indexing); elsewhere (array-api-strict: the standard allows index arrays beside
+    integers only) it is looped over: the same values and gradients either way."""
+    x = backend.asarray(numpy.random.default_rng(6).normal(size=(B, 5)))
+    index = backend.asarray([4, 0, 0, 2], dtype="int64")
+    fun = lambda a: a[index] * a[0]  # noqa: E731
+    rows = [x[i, ...] for i in range(B)]
+    scalar = lambda a: np.sum(fun(a) ** 2)  # noqa: E731
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", VmapFallbackWarning)
+        result, gradients = vmap(fun)(x), vmap(grad(scalar))(x)
+    _assert_close(backend, result, np.stack([fun(r) for r in rows]))
+    _assert_close(backend, gradients, np.stack([grad(scalar)(r) for r in rows]))
+    looped = any(issubclass(w.category, VmapFallbackWarning) for w in seen)
+    assert looped is not backend.backend.arrays_beside_slices
+
+
 @pytest.mark.parametrize(
     "fun",
     [

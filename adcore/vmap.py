@@ -427,6 +427,23 @@ def stacked_linalg(fun, size, batched, args, kwargs):
     return out, (True,) * len(out) if type(out) is tuple else True
 
 
+def solve(fun, size, batched, args, kwargs):
+    """``solve(a, b)`` of stacks (NumPy 2 reads a ``b`` of two or more axes as matrices): an example's vector
+    ``b`` becomes a one-column matrix, and a batched operand gets the example ndim of the other (axes of size
+    1 after its batch axis), so that the batch axis leads the broadcast stacks."""
+    (a, b), (a_batched, b_batched) = args, batched
+    vector = _ndim(b, b_batched) == 1
+    if vector:
+        b = anp.expand_dims(b, -1)
+    na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
+    if a_batched:
+        a = _with_ndim(a, nb)
+    if b_batched:
+        b = _with_ndim(b, na)
+    out = fun(a, b)
+    return (anp.squeeze(out, -1) if vector else out), True
+
+
 def where(fun, size, batched, args, kwargs):
     """``where(condition, x, y)`` broadcasts; ``where(condition)`` (indices) has a size per example: a loop."""
     if len(args) < 3 and "x" not in kwargs:
@@ -491,8 +508,9 @@ def _table():
         "mod copysign"
     ).split():
         table[getattr(anp, name)] = broadcasting
-    for name in "inv det slogdet cholesky eigh eigvalsh".split():
+    for name in "inv det slogdet cholesky eigh eigvalsh eig pinv qr svd".split():
         table[getattr(linalg, name)] = stacked_linalg
+    table[linalg.solve] = solve
     return {_primitive(fun): rule for fun, rule in table.items()}
 
 

@@ -176,7 +176,7 @@ def test_per_example_gradients_of_an_mlp(backend):
         _assert_close(backend, g2[i, ...], e2)
 
 
-@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh"])
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "pinv", "qr", "svd"])
 def test_stacked_linalg_is_batched_without_a_loop(name, backend):
     """The public functions (some wrap their primitive to fix its signature) reach the batching rule."""
     rng = numpy.random.default_rng(4)
@@ -192,6 +192,26 @@ def test_stacked_linalg_is_batched_without_a_loop(name, backend):
             _assert_close(backend, item, np.stack([row[k] for row in rows]))
     else:
         _assert_close(backend, result, np.stack(rows))
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, in_axes",
+    [
+        ((3, 3), (3,), 0), ((3, 3), (3, 2), 0), ((2, 3, 3), (2, 3, 1), 0), ((3, 3), (3,), (None, 0)),
+        ((3, 3), (3,), (0, None)), ((3, 3), (2, 3, 4), (0, None)), ((2, 3, 3), (3, 2), (None, 0)),
+    ],
+)
+def test_solve_is_batched_without_a_loop(a_shape, b_shape, in_axes, backend):
+    """``solve(a, b)`` of an example's vector or stack of matrices ``b``, either operand mapped or shared."""
+    rng = numpy.random.default_rng(7)
+    mapped = [in_axes == 0 or in_axes[k] == 0 for k in range(2)]
+    a = rng.normal(size=((B,) if mapped[0] else ()) + a_shape) + 4.0 * numpy.eye(3)
+    a, b = backend.asarray(a), backend.asarray(rng.normal(size=((B,) if mapped[1] else ()) + b_shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        result = vmap(np.linalg.solve, in_axes=in_axes)(a, b)
+    rows = [np.linalg.solve(a[i, ...] if mapped[0] else a, b[i, ...] if mapped[1] else b) for i in range(B)]
+    _assert_close(backend, result, np.stack(rows))
 
 
 @pytest.mark.parametrize(

@@ -137,19 +137,24 @@ def location_scale(module, *shapes, support=None, closed=False, symmetric=False,
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d) for name, d in (("loc", 0.0), ("scale", 1.0))
     ]
     signature = inspect.Signature(parameters)
+    defaults = (None,) * len(names[:-2]) + (0.0, 1.0)  # None: x and the shapes, which have no default
 
     def public(name):
         compute = computes[name]
 
         def function(*args, **kwargs):
-            if kwargs or not len(names) - 2 <= len(args) <= len(names):
+            if kwargs:  # every keyword names a parameter not given by position, and every shape is given
+                rest = names[len(args) :]
+                values = args + tuple(map(kwargs.get, rest, defaults[len(args) :]))
+                bound = sum(map(kwargs.__contains__, rest)) == len(kwargs) and all(map(kwargs.__contains__, rest[:-2]))
+            else:
+                values, bound = args + defaults[len(args) :], len(args) >= len(names) - 2
+            if not bound or len(values) != len(names):  # what signature.bind (13 us a call) refuses
                 try:
-                    bound = signature.bind(*args, **kwargs)
+                    signature.bind(*args, **kwargs)
                 except TypeError as error:
                     raise TypeError(f"{module.rpartition('.')[2]}.{name}(): {error}") from None
-                bound.apply_defaults()
-                return compute(bound.args)
-            return compute(args + (0.0, 1.0)[len(args) + 2 - len(names) :])  # positional: the defaults of loc, scale
+            return compute(values)
 
         entry = standard.get(name, made.get(name))
         function.__doc__ = entry[0] if isinstance(entry, tuple) else entry

@@ -45,7 +45,9 @@ class ArrayBox(Box):
     iteration and the array attributes (``shape ndim size dtype T``).
 
     Comparisons are not differentiable and return plain boolean arrays. Item
-    assignment raises ``TypeError``: a traced array is immutable.
+    assignment raises ``TypeError``: a traced array is immutable. ``__array_namespace__``
+    (adcore's differentiable Array API namespace) is given by ``adcore.array_api``, the
+    layer built on this package, when it is imported (``import adcore`` imports it).
     """
 
     __slots__ = []
@@ -72,12 +74,6 @@ class ArrayBox(Box):
     itemsize = property(lambda self: self._value.itemsize)
     nbytes = property(lambda self: self._value.nbytes)
     flat = property(lambda self: anp.ravel(self))  # indexing and iteration of the flattened array; not writable
-
-    def __array_namespace__(self, api_version=None):
-        """adcore's differentiable Array API namespace for this array's backend (see ``adcore.array_api``)."""
-        from ..array_api import namespace  # adcore.array_api is built on this package: imported at first use
-
-        return namespace(backend_of(getval(self)))
 
     def __len__(self):
         shape = anp.shape(self._value)

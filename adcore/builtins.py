@@ -24,6 +24,7 @@ from .core import (
     isbox,
     notrace_primitive,
     output_joiners,
+    packing,
     primitive,
     snapshot_value,
     snapshots,
@@ -94,6 +95,9 @@ def _is_untake_zero(value):
 def make_container(container_type, keys, *values):
     """A ``container_type`` (a sequence type, or a dict type with ``keys``) of ``values``, traced item by item."""
     return build_container(container_type, values if keys is None else builtins.zip(keys, values))
+
+
+packing.add(make_container)
 
 
 class SparseCotangent:

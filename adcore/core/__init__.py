@@ -34,6 +34,7 @@ from .tracer import (
     next_trace_id,
     nondifferentiable,
     notrace_primitive,
+    packing,
     primitive,
     trace,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "nondifferentiable",
     "notrace_primitive",
     "output_joiners",
+    "packing",
     "primitive",
     "primitive_jvps",
     "primitive_vjps",

@@ -141,7 +141,8 @@ def _resolve(spec):
 class _AliasLoader(importlib.abc.Loader):
     """Makes the module of an autograd path: a namespace of its own holding the adcore module's public
     names (``__all__``, else those not starting with ``_``), the submodules autograd's package imports
-    (as alias modules), and ``EXTRA_NAMES``; other names are looked up in the adcore module.
+    (as alias modules), and ``EXTRA_NAMES``; other names are looked up in the adcore module (by the
+    module's type, :class:`_AliasModule`).
 
     It is never the adcore module itself, and it has no ``__path__`` into adcore's folders (an empty one
     for a package) and a ``__file__`` in this folder: a submodule name missing from ``MODULES``, or a
@@ -158,6 +159,8 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module):
         target = importlib.import_module(self.target)
         name = module.__name__
+        module.__class__ = _AliasModule
+        module._adcore_target = target
         module.__file__ = __file__
         module.__dict__.update({key: getattr(target, key) for key in ("__version__", "__doc__") if hasattr(target, key)})
         for child in SUBMODULES.get(name, ()):
@@ -169,12 +172,18 @@ class _AliasLoader(importlib.abc.Loader):
         module.__dict__.update({key: _resolve(spec) for key, spec in EXTRA_NAMES.get(name, {}).items()})
         module.__all__ = sorted({*names, *SUBMODULES.get(name, ()), *EXTRA_NAMES.get(name, {})} & set(vars(module)))
 
-        def __getattr__(key):  # noqa: N807 - the module's attribute hook (PEP 562)
-            if key.startswith("__"):
-                raise AttributeError(f"module {name!r} has no attribute {key!r}")
-            return getattr(target, key)
 
-        module.__getattr__ = __getattr__
+class _AliasModule(types.ModuleType):
+    """The type of the alias's modules: a name the module does not hold is looked up in its adcore module
+    (``_adcore_target``). The hook is the type's, not a ``__getattr__`` in the module's namespace, which
+    code that copies every callable of ``vars(autograd.numpy)`` into its own module (as a library that
+    wraps the namespace does) would copy too, sending every later lookup of a missing name in its own
+    module to adcore's (its own ``random`` submodule hidden by adcore's)."""
+
+    def __getattr__(self, key):
+        if key.startswith("__") or key == "_adcore_target":
+            raise AttributeError(f"module {self.__name__!r} has no attribute {key!r}")
+        return getattr(self._adcore_target, key)
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):

@@ -167,12 +167,27 @@ def held_product_vjp(ans, values, holder):
 defvjp(held_product, held_product_vjp)
 
 
+@primitive
+def held_product_in_tuples(values, holder):
+    """``((sin(a) cos(b),),)``: the box the raw function computes is inside tuples."""
+    return ((held_product.fun(values, holder),),)
+
+
+defvjp(held_product_in_tuples, lambda ans, values, holder: lambda g: held_product_vjp(ans, values, holder)(g[0][0]))
+
+
 def through_a_holder(x):
     items = [x[0], x[1]]
     return held_product(adcore.builtins.list(items), Holder(items))
 
 
-def test_a_raw_function_reaching_its_arguments_through_an_object_is_differentiated_by_its_rules(backend):
+def through_a_holder_in_tuples(x):
+    items = [x[0], x[1]]
+    return held_product_in_tuples(adcore.builtins.list(items), Holder(items))[0][0]
+
+
+@pytest.mark.parametrize("through_a_holder", [through_a_holder, through_a_holder_in_tuples], ids=["box", "in_tuples"])
+def test_a_raw_function_reaching_its_arguments_through_an_object_is_differentiated_by_its_rules(through_a_holder, backend):
     """The raw function reads its traced arguments from an object that holds them: its result is
     computed from the arguments only, so the rules give the derivative, at every order (as autograd)."""
     a, b = 0.5, -1.25

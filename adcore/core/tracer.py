@@ -219,11 +219,11 @@ packing = set()
 def _unescaped(f_raw, ans, top, parents, start, outer):
     """``ans``, what the raw function ``f_raw`` returned when called on values of the trace of ``top``
     (whose traced arguments have the nodes ``parents``), with every box of that trace or of a later one
-    taken off where the box was computed from the call's traced arguments only; ``ans`` is a box or a
-    tuple of them (items of other types are kept). ``start`` is the first node number the call may have
-    used (:data:`node_numbers`). ``outer`` holds ``(trace id, parents)`` of the calls of the same
-    primitive that this one is nested in (``f(x)`` with ``x`` traced by two traces records the call in
-    the inner trace, then calls itself on the unboxed values for the outer one).
+    taken off where the box was computed from the call's traced arguments only, at any depth of tuples,
+    lists and dicts. ``start`` is the first node number the call may have used (:data:`node_numbers`).
+    ``outer`` holds ``(trace id, parents)`` of the calls of the same primitive that this one is nested
+    in (``f(x)`` with ``x`` traced by two traces records the call in the inner trace, then calls itself
+    on the unboxed values for the outer one).
 
     A raw function may reach the traced values it receives as arguments through another route too (an
     object that holds them, as a circuit holds its parameters): its result is then a box computed from
@@ -238,7 +238,7 @@ def _unescaped(f_raw, ans, top, parents, start, outer):
     argument (a plain call of the raw function, whose operations on traced values are traced as any code's).
     """
     top_id = top._trace_id
-    if not any(type(box) in Box.types and box._trace_id >= top_id for box in (ans if type(ans) is tuple else (ans,))):
+    if not any(box._trace_id >= top_id for box in _boxes(ans)):
         return ans
     covering = {**dict(outer), top_id: parents}
 
@@ -252,9 +252,17 @@ def _unescaped(f_raw, ans, top, parents, start, outer):
                     f"differentiated function), so the result would miss that dependence or leak the box. {_AS_ARGUMENT}."
                 )
             box = box._value
-        return box
+        return _rebuilt(box, unboxed) if isinstance(box, (tuple, list, dict)) else box
 
-    return tuple(map(unboxed, ans)) if type(ans) is tuple else unboxed(ans)
+    return unboxed(ans)
+
+
+def _rebuilt(container, convert):
+    """A tuple (a namedtuple), list or dict like ``container``, of its items converted by ``convert``."""
+    if isinstance(container, dict):
+        return type(container)((key, convert(item)) for key, item in container.items())
+    items = [convert(item) for item in container]
+    return type(container)(*items) if hasattr(container, "_fields") else type(container)(items)
 
 
 def _computed_from(node, parents, start):

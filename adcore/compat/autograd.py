@@ -130,6 +130,20 @@ CLASS_MODULES = {
     "adcore.builtins:DictBox": "autograd.builtins",
 }
 
+#: ``(class, attribute) -> (value while the alias is installed, value otherwise)`` (``"module:name"`` specs, None
+#: for None). autograd 1.8's ``ArrayBox`` has no ``__array_ufunc__`` (autograd 1.9's has, which is why libraries
+#: pin ``autograd<1.9``): NumPy's binary operators on an ``ndarray`` (or a subclass) and a box then defer to the
+#: box's reflected operator, so ``subclass * box`` is traced whatever the subclass's own ``__array_ufunc__`` does
+#: with an operand it does not know (one that wraps ``ndarray.__array_ufunc__``'s NotImplemented in an array
+#: would otherwise compute with it). NumPy's ufuncs called on a box directly raise ``TypeError``, as under autograd.
+CLASS_ATTRIBUTES = {("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): (None, "adcore.numpy.protocol:array_ufunc")}
+
+
+def _set_class_attributes(installed):
+    for (cls, attribute), values in CLASS_ATTRIBUTES.items():
+        value = values[0 if installed else 1]
+        setattr(_resolve(cls), attribute, None if value is None else _resolve(value))
+
 
 def _resolve(spec):
     """The object ``"module:name"`` or the module ``"module"`` (an alias path is imported through the alias)."""
@@ -201,7 +215,7 @@ _finder = AliasFinder()
 
 def install():
     """Make ``import autograd`` and its submodules give adcore's names (``MODULES``), from now on, and give
-    the classes of ``CLASS_MODULES`` autograd's module names.
+    the classes of ``CLASS_MODULES`` autograd's module names and those of ``CLASS_ATTRIBUTES`` autograd 1.8's attributes.
 
     Modules of a real autograd imported before are dropped from ``sys.modules``
     (code that already holds them keeps them). Calling it again does nothing.
@@ -212,6 +226,7 @@ def install():
     sys.meta_path.insert(0, _finder)
     for spec, module in CLASS_MODULES.items():
         _resolve(spec).__module__ = module
+    _set_class_attributes(installed=True)
 
 
 def installed():
@@ -221,12 +236,13 @@ def installed():
 
 def uninstall():
     """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any, and the
-    classes of ``CLASS_MODULES`` have their adcore module names again."""
+    classes of ``CLASS_MODULES`` and ``CLASS_ATTRIBUTES`` have their adcore module names and attributes again."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     _drop_autograd_modules()
     for spec in CLASS_MODULES:
         _resolve(spec).__module__ = spec.partition(":")[0]
+    _set_class_attributes(installed=False)
 
 
 def _drop_autograd_modules():

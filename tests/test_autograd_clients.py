@@ -17,6 +17,7 @@ import numpy
 import pytest
 
 import adcore
+import adcore.extend
 import adcore.numpy
 from adcore.compat import autograd as alias
 from adcore.core import VJPNode, getval, isbox, new_box
@@ -230,3 +231,33 @@ def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased
     expected = {"subclass @ box": numpy.sum(numpy.asarray(t)) * numpy.asarray(t)}.get(order, numpy.asarray(t))
     assert isinstance(g, numpy.ndarray) and numpy.allclose(getval(g), expected)
     assert isinstance(op(x), numpy.ndarray)
+
+
+class Circuit:
+    """An object that holds a traced value, as a circuit holds its parameters."""
+
+    def __init__(self, angle):
+        self.angle = angle
+
+
+@adcore.extend.primitive
+def measured(angle, circuit):
+    """``sin(angle)``, its VJP computed from what ``circuit`` holds (the traced angle itself)."""
+    return numpy.sin(angle)
+
+
+adcore.extend.defvjp(measured, lambda ans, angle, circuit: lambda g: g * adcore.numpy.cos(circuit.angle))
+
+
+def test_a_derivative_computed_with_the_traced_values_is_their_value_under_the_alias(aliased):
+    """A VJP that computes with the values being differentiated (held by an object) makes the derivative a box
+    of the operator's own trace, which autograd returns; under the alias it is the value the box holds."""
+    from autograd import grad
+
+    gradient = grad(lambda x: measured(x, Circuit(x)))(0.5)
+    assert not isbox(gradient) and numpy.isclose(gradient, numpy.cos(0.5))
+
+
+def test_a_derivative_computed_with_the_traced_values_raises_outside_the_alias():
+    with pytest.raises(adcore.UnexpectedBoxError, match="ended"):
+        adcore.grad(lambda x: measured(x, Circuit(x)))(0.5)

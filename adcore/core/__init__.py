@@ -37,6 +37,7 @@ from .tracer import (
     packing,
     primitive,
     trace,
+    without_boxes_of,
 )
 from .vspace import VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
 
@@ -87,4 +88,5 @@ __all__ = [
     "trace",
     "value_and_vjp",
     "vspace",
+    "without_boxes_of",
 ]

@@ -197,6 +197,16 @@ def _boxes(value):
             yield from _boxes(item)
 
 
+def without_boxes_of(value, trace_id):
+    """``value`` with each box of the trace ``trace_id`` that is not inside a box of another trace replaced
+    by the value it holds, at any depth of tuples, lists and dicts."""
+    while type(value) in Box.types and value._trace_id == trace_id:
+        value = value._value
+    if isinstance(value, (tuple, list, dict)) and any(box._trace_id == trace_id for box in _boxes(value)):
+        return _rebuilt(value, lambda item: without_boxes_of(item, trace_id))
+    return value
+
+
 def check_no_ended_box(value, spans, what):
     """Raise :class:`UnexpectedBoxError` if ``value`` holds a box of a trace whose id is in one of
     ``spans`` (``(first, last)`` pairs of :func:`next_trace_id`: traces that have ended); ``what``

@@ -23,6 +23,7 @@ from backends import array_backend, recording_paused
 from . import numpy as anp
 # importing builtins registers tuple/list/dict boxes and joins returned containers
 from .builtins import ContainerVSpace, build_container
+from .compat import autograd_alias_installed
 from .core import (
     RuleNotDefined,
     VJPNode,
@@ -38,6 +39,7 @@ from .core import (
     trace,
     value_and_vjp,
     vspace,
+    without_boxes_of,
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
@@ -194,6 +196,11 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
         first = next_trace_id()
         with recording_paused():
             result = unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
+        if autograd_alias_installed():
+            # autograd returns a box of the operator's own trace (the first started in the call) where rules
+            # computed with the traced values (PennyLane's VJPs execute circuits holding them): its value is
+            # the derivative. A box of any other trace that ended still raises (its derivative is not known right).
+            result = without_boxes_of(result, first + 1)
         check_no_ended_box(result, ((first, next_trace_id()),), f"{op}: the result for {fun_name}")
         return result
 

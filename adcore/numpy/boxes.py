@@ -1,11 +1,11 @@
 """ArrayBox: a traced array that behaves like an array where users touch it."""
 
-import sys
 
 import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
 
+from ..compat import autograd_alias_installed
 from ..core import Box, fingerprints, getval, isbox, snapshots
 from ..core.constants import immutable_types
 from . import signatures as np_signatures
@@ -24,12 +24,6 @@ def _signature_method(name):
 
     method.__name__ = method.__qualname__ = name
     return method
-
-
-def _alias_installed():
-    """Whether the autograd alias serves ``import autograd`` (``adcore.compat.autograd.install``)."""
-    alias = sys.modules.get("adcore.compat.autograd")
-    return alias is not None and alias.installed()
 
 
 def _object_array_of_items(box):
@@ -118,7 +112,7 @@ class ArrayBox(Box):
         boxes give it: an object array of the 0-d traced items (``numpy.array((x[0], x[1] ** 2))``), whose
         later arithmetic, indexing and sums (NumPy's object loops call the items' operators) stay traced; a
         differentiated function that returns such an array, and any cast of it to numbers, still raise."""
-        if (dtype is None or _np.dtype(dtype) == object) and _alias_installed():
+        if (dtype is None or _np.dtype(dtype) == object) and autograd_alias_installed():
             return _object_array_of_items(self)
         raise TypeError(
             "adcore: a traced array cannot become a NumPy array (that would drop its derivative, or "

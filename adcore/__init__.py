@@ -13,6 +13,7 @@ mutable of ``adcore`` and ``backends``, with who writes it and when.
 from backends import available, default_backend, get_backend, set_backend, use_backend
 
 # autograd's top-level names (explicit re-exports, kept out of __all__ so that a star import shadows no builtin)
+from . import array_api as _array_api  # noqa: F401 - gives traced arrays their __array_namespace__
 from .builtins import dict as dict
 from .builtins import isinstance as isinstance
 from .builtins import list as list

@@ -290,3 +290,12 @@ def namespace(backend):
 @cache
 def _namespace_of(backend):
     return ArrayNamespace(backend)
+
+
+def _array_namespace(box, api_version=None):
+    """adcore's differentiable Array API namespace for ``box``'s backend: ``ArrayBox.__array_namespace__``."""
+    return namespace(backend_of(getval(box)))
+
+
+# Set here, not in adcore.numpy.boxes: this namespace is built on adcore.numpy, which never imports this module.
+anp.ArrayBox.__array_namespace__ = _array_namespace

@@ -24,6 +24,7 @@ from .core import (
     isbox,
     notrace_primitive,
     output_joiners,
+    packing,
     primitive,
     snapshot_value,
     snapshots,
@@ -94,6 +95,9 @@ def _is_untake_zero(value):
 def make_container(container_type, keys, *values):
     """A ``container_type`` (a sequence type, or a dict type with ``keys``) of ``values``, traced item by item."""
     return build_container(container_type, values if keys is None else builtins.zip(keys, values))
+
+
+packing.add(make_container)
 
 
 class SparseCotangent:
@@ -214,9 +218,23 @@ defvjp_saved_values(container_take, lambda g, owned, ans, args, kwargs, argnums:
 defjvp(container_take, "same")
 defvjp_saved_values(container_untake, lambda g, owned, ans, args, kwargs, argnums: ((_take(g, args[1]),), False))
 defjvp(container_untake, "same")
+_NUMBERS = (builtins.int, builtins.float, builtins.complex)
+
+
+def _item_cotangent(g, item):
+    """``g``, the cotangent of a container's ``item``; a Python number given for an array item (a user's VJP
+    may return ``0.0`` for an item of a list it took, as autograd accepts) made an array of the item's space."""
+    if builtins.type(g) in _NUMBERS and builtins.type(getval(item)) not in _NUMBERS:
+        return vspace(item).zeros() + g
+    return g
+
+
 defvjp_saved_values(
     make_container,
-    lambda g, owned, ans, args, kwargs, argnums: (tuple(_take(g, _key(args[1], argnum - 2)) for argnum in argnums), False),
+    lambda g, owned, ans, args, kwargs, argnums: (
+        tuple(_item_cotangent(_take(g, _key(args[1], argnum - 2)), args[argnum]) for argnum in argnums),
+        False,
+    ),
 )
 defjvp_argnum(make_container, lambda argnum, g, ans, args, kwargs: container_untake(g, _key(args[1], argnum - 2), vspace(ans)))
 

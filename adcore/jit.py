@@ -422,6 +422,10 @@ def raw_call(f_wrapped, f_raw, args, kwargs, node):
     """``tracer.raw_call_hook`` while any recording is open: every primitive's raw call (in every
     thread) comes here; those of a thread that records, on its recorded values, are written down."""
     recording = getattr(_local, "recording", None)
+    if node is None:  # a non-differentiable function, or a call on no box: the newer of a batch trace and the recording goes first
+        top = tracer.interpreting_box(map(getval, args))
+        if top is not None and (recording is None or recording.depth or top._trace_id > recording.trace_id):
+            return top._node.interpret(f_wrapped, tuple(tracer.getval_above(arg, top._trace_id) for arg in args), kwargs)
     if recording is None or recording.depth or f_wrapped in SIGNATURE_ONLY:
         return f_raw(*map(getval, args), **kwargs)
     return recording.call(f_wrapped, f_raw, args, kwargs, boxed_by_jit=type(node) is JitNode)

@@ -24,6 +24,7 @@ from . import numpy as anp
 
 # importing builtins registers tuple/list/dict boxes and joins returned containers
 from .builtins import ContainerVSpace, build_container
+from .compat import autograd_alias_installed
 from .core import (
     RuleNotDefined,
     VJPNode,
@@ -39,6 +40,7 @@ from .core import (
     trace,
     value_and_vjp,
     vspace,
+    without_boxes_of,
 )
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
@@ -48,6 +50,7 @@ from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
 from .numpy.wrapper import _is_dtype_kind
+from .vmap import batched_rows
 
 __all__ = [
     "checkpoint",
@@ -194,6 +197,11 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
         first = next_trace_id()
         with recording_paused():
             result = unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
+        if autograd_alias_installed():
+            # autograd returns a box of the operator's own trace (the first started in the call) where rules
+            # computed with the traced values (PennyLane's VJPs execute circuits holding them): its value is
+            # the derivative. A box of any other trace that ended still raises (its derivative is not known right).
+            result = without_boxes_of(result, first + 1)
         check_no_ended_box(result, ((first, next_trace_id()),), f"{op}: the result for {fun_name}")
         return result
 
@@ -696,8 +704,9 @@ def _empty_jacobian(ans_vs, x_vs):
 @unary_to_nary
 def jacfwd(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in forward mode:
-    one JVP per input entry (the columns; two for a complex entry, see ``jacobian``), cheaper
-    than ``jacrev`` when ``x`` is small. With respect to several arguments or a container, a
+    the columns, pushed as one batch of the input's basis tangents through one forward pass (two
+    for a complex input, see ``jacobian``; ``adcore.vmap``'s batching rules, a primitive without
+    one looped over inside the pass), cheaper than ``jacrev`` when ``x`` is small. With respect to several arguments or a container, a
     container of blocks, as ``jacrev``.
 
     >>> jacfwd(lambda x: x * x)(anp.array([1.0, 2.0]))
@@ -738,27 +747,28 @@ def _jacobian_columns(tangent_along, ans_vs, x_vs):
         if vs.size == 0:
             blocks.append(_empty_jacobian(ans_vs, vs))
             continue
-        block = anp.stack([column(k, vs, e) for e in vs.standard_basis()], axis=-1)
+        block = anp.moveaxis(batched_rows(lambda e, k=k, vs=vs: column(k, vs, e), vs.basis_rows()), 0, -1)
         blocks.append(anp.reshape(block, anp.shape(block)[:-1] + vs.shape))
     return _with_leaves(x_vs, blocks)
 
 
 #: The costs that choose ``jacobian``'s mode (:func:`_forward_is_cheaper`), in nanoseconds, measured on
 #: NumPy (benchmarks/jacobian_modes.py): a primitive's rule in a backward pass (``REVERSE_STEP``) or in a
-#: forward pass through the recorded graph (``FORWARD_STEP``), and an entry of a value or tangent
-#: (``ENTRY``; a batched backward pass has one per entry of a recorded value per row).
-REVERSE_STEP, FORWARD_STEP, ENTRY = 6_000, 6_000, 1
+#: batched forward pass through the recorded graph (``FORWARD_STEP``: its JVP and the batching rules of
+#: the JVP's primitives, about twice a reverse step), and an entry of a value or tangent (``ENTRY``; a
+#: batched pass has one per entry of a recorded value per row or column).
+REVERSE_STEP, FORWARD_STEP, ENTRY = 6_000, 12_000, 1
 
 
 @unary_to_nary
 def jacobian(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, from one trace, by the
     cheaper mode: rows pulled back in reverse (as ``jacrev``), or columns pushed forward through the
-    recorded graph (each primitive's JVP on the call it recorded; the function runs once). Forward is
-    taken only where every primitive recorded has a JVP rule and the estimated cost is lower
-    (:func:`_forward_is_cheaper`; a rule that still refuses sends it back to reverse), so ``jacobian``
-    works wherever ``jacrev`` does, and with primitives that have VJPs only (autograd's ``jacobian``
-    is always reverse). With respect to several arguments (a tuple ``argnum``) or a container, a
+    recorded graph (each primitive's JVP on the call it recorded, all columns as one batch; the function
+    runs once). Forward is taken only where every primitive recorded has a JVP rule and the estimated
+    cost is lower (:func:`_forward_is_cheaper`; a rule that still refuses sends it back to reverse), so
+    ``jacobian`` works wherever ``jacrev`` does, and with primitives that have VJPs only (autograd's
+    ``jacobian`` is always reverse). With respect to several arguments (a tuple ``argnum``) or a container, a
     container of blocks, as ``jacrev``.
 
     For a complex ``x``, each entry of the Jacobian is ``du/dx - 1j du/dy`` for ``u`` the real part of
@@ -784,14 +794,17 @@ def jacobian(fun, x):
 
 def _forward_is_cheaper(nodes, ans_vs, x_vs):
     """Whether the columns of the Jacobian pushed forward through the recorded graph ``nodes`` (one
-    pass per input entry, two per complex one) are estimated to cost less than its rows pulled back:
-    one batched backward pass where every VJP is batch-safe (each entry of each recorded value once
-    per row), else one backward pass per row (two per row of a complex output of a real input)."""
+    batched pass per input leaf, two per complex one: each entry of each recorded value once per
+    column) are estimated to cost less than its rows pulled back: one batched backward pass where
+    every VJP is batch-safe (each entry of each recorded value once per row), else one backward pass
+    per row (two per row of a complex output of a real input)."""
     steps = len(nodes)
     entries = sum(_entries(node.call[0]) for node in nodes if node.fun is not None)
-    columns = sum(vs.size * (2 if vs.iscomplex else 1) for vs in _leaf_spaces(x_vs))
+    leaves = _leaf_spaces(x_vs)
+    columns = sum(vs.size * (2 if vs.iscomplex else 1) for vs in leaves)
     rows = ans_vs.size * (2 if ans_vs.iscomplex and not x_vs.iscomplex else 1)
-    forward = columns * (steps * FORWARD_STEP + entries * ENTRY)
+    passes = sum(2 if vs.iscomplex else 1 for vs in leaves)
+    forward = passes * steps * FORWARD_STEP + columns * entries * ENTRY
     if rows > 1 and _batch_safe(nodes):
         reverse = steps * REVERSE_STEP + rows * entries * ENTRY
     else:

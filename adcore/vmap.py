@@ -41,14 +41,15 @@ class VmapFallbackWarning(UserWarning):
 
 class BatchNode(Node):
     """The batch trace of one ``vmap`` call: its batch ``size``, its ``trace_id``, and the primitives it
-    has warned about (once per call)."""
+    has warned about (once per call); ``warned`` None for a batch that adcore made itself
+    (:func:`batched_rows`), whose loops are its own business and never warned about."""
 
     __slots__ = ["size", "trace_id", "warned"]
 
-    def __init__(self, size, trace_id):
+    def __init__(self, size, trace_id, warn=True):
         self.size = size
         self.trace_id = trace_id
-        self.warned = set()
+        self.warned = set() if warn else None
 
     def check_python_use(self, what):
         raise TypeError(
@@ -83,7 +84,7 @@ class BatchNode(Node):
     def loop(self, fun, batched, values, kwargs):
         """One call of ``fun`` per example, the results stacked (the fallback of a primitive without a rule)."""
         name = getattr(fun, "__qualname__", None) or getattr(fun, "__name__", repr(fun))
-        if fun not in self.warned:
+        if self.warned is not None and fun not in self.warned:
             self.warned.add(fun)
             warnings.warn(
                 f"adcore.vmap: {name} has no batching rule; it is computed by a loop over the {self.size} examples",
@@ -337,24 +338,32 @@ def _plain_index(index):
     return index if any(item is Ellipsis for item in index) else (*index, Ellipsis)
 
 
-def getitem(fun, size, batched, args, kwargs):
-    x, index = args
-    if batched[1]:
-        return NotImplemented, None
+def _batched_index(index, x):
+    """``index`` with a leading slice for the batch axis of ``x`` (a batch), or None where that is not
+    NumPy's indexing of each example (see :func:`_plain_index`) or ``x``'s library refuses index arrays
+    beside a slice (``Backend.arrays_beside_slices``)."""
     index = _plain_index(index)
     if index is None:
+        return None
+    if not array_backend(_raw(x)).arrays_beside_slices and any(hasattr(item, "shape") for item in index):
+        return None
+    return (slice(None), *index)
+
+
+def getitem(fun, size, batched, args, kwargs):
+    x, index = args
+    index = None if batched[1] else _batched_index(index, x)
+    if index is None:
         return NotImplemented, None
-    return fun(x, (slice(None), *index)), True
+    return fun(x, index), True
 
 
 def untake(fun, size, batched, args, kwargs):
     g, index, x_shape = args
-    if batched[1] or batched[2]:
-        return NotImplemented, None
-    index = _plain_index(index)
+    index = None if batched[1] or batched[2] else _batched_index(index, g)
     if index is None:
         return NotImplemented, None
-    return fun(_batch_of(g, batched[0], size), (slice(None), *index), (size, *x_shape)), True
+    return fun(_batch_of(g, batched[0], size), index, (size, *x_shape)), True
 
 
 def matmul(fun, size, batched, args, kwargs):
@@ -419,6 +428,23 @@ def stacked_linalg(fun, size, batched, args, kwargs):
     return out, (True,) * len(out) if type(out) is tuple else True
 
 
+def solve(fun, size, batched, args, kwargs):
+    """``solve(a, b)`` of stacks (NumPy 2 reads a ``b`` of two or more axes as matrices): an example's vector
+    ``b`` becomes a one-column matrix, and a batched operand gets the example ndim of the other (axes of size
+    1 after its batch axis), so that the batch axis leads the broadcast stacks."""
+    (a, b), (a_batched, b_batched) = args, batched
+    vector = _ndim(b, b_batched) == 1
+    if vector:
+        b = anp.expand_dims(b, -1)
+    na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
+    if a_batched:
+        a = _with_ndim(a, nb)
+    if b_batched:
+        b = _with_ndim(b, na)
+    out = fun(a, b)
+    return (anp.squeeze(out, -1) if vector else out), True
+
+
 def where(fun, size, batched, args, kwargs):
     """``where(condition, x, y)`` broadcasts; ``where(condition)`` (indices) has a size per example: a loop."""
     if len(args) < 3 and "x" not in kwargs:
@@ -477,8 +503,9 @@ def _table():
         table[getattr(anp, name)] = dtype_metadata
     for name in "zeros_like ones_like".split():
         table[getattr(anp, name)] = broadcasting
-    for name in "inv det slogdet cholesky eigh eigvalsh".split():
+    for name in "inv det slogdet cholesky eigh eigvalsh eig pinv qr svd".split():
         table[getattr(linalg, name)] = stacked_linalg
+    table[linalg.solve] = solve
     return {_primitive(fun): rule for fun, rule in table.items()}
 
 
@@ -661,6 +688,15 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     batched.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
     batched.__doc__ = fun.__doc__
     return batched
+
+
+def batched_rows(fun, rows):
+    """``stack([fun(row) for row in rows])`` computed as one batch (``vmap(fun)(rows)``), for adcore's own
+    batches (``jacfwd``'s basis tangents): a primitive without a batching rule is looped over silently.
+    ``rows`` is an array; ``fun`` returns an array."""
+    size = anp.shape(rows)[0]
+    node = BatchNode(size, next_trace_id(), warn=False)
+    return _unbatched(fun(BatchBox(rows, node.trace_id, node)), 0, node, size)
 
 
 def _unbatched(out, out_axes, node, size):

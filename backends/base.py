@@ -56,12 +56,17 @@ class Backend:
     lazy : bool
         Whether arrays of this library hold no values until computed (Dask): a result whose dtype
         NumPy picks by the values (``eig``'s) takes a dtype fixed in advance instead.
+    arrays_beside_slices : bool
+        Whether ``x[index]`` takes integer index arrays beside slices (``x[:, [0, 2]]``), as NumPy
+        does; the standard allows them only beside integers, so a library it does not know says no
+        (``adcore.vmap`` then indexes example by example).
     """
 
     multi_device = True
     lazy = False
     mutable_arrays = True
     takes_numpy_arrays = False
+    arrays_beside_slices = False
     #: The library's own module of NumPy-named functions with NumPy's meaning (``numpy``, ``cupy``,
     #: ``jax.numpy``, ``dask.array``), or None where its names mean something else (torch) or only
     #: the standard's exist (array-api-strict). Serves ``numpy_function``.

@@ -51,6 +51,19 @@ ARRAY_ARGUMENTS = {
 CREATION = frozenset("arange empty empty_like eye full full_like linspace ones ones_like zeros zeros_like".split())
 #: the dtypes ``cupyx.scatter_add`` accepts (CuPy's ``_scatter_op``: "cupy.add.at only supports ...")
 SCATTER_ADD_DTYPES = frozenset("int32 int64 uint32 uint64 float16 float32 float64".split())
+#: The derivative helpers that this backend computes in one kernel, where the base class composes several
+#: array operations: name -> ``(in_params, out_params, operation)`` of a ``cupy.ElementwiseKernel`` whose
+#: type placeholder ``T`` is one floating dtype (real or complex) shared by its arrays. Each stands for the
+#: ``Backend`` method of the same name (its docstring gives the mathematics); ``KERNEL_DTYPES`` the dtypes
+#: each is compiled for (CuPy compiles a kernel once per dtype, at its first call).
+KERNELS = {
+    "multiply_zero_nan": ("T a, T b", "T product", "product = (isnan(b) && a == T(0)) ? T(0) : a * b"),
+    "sech_squared": ("T x", "T y", "T u = exp(-2 * fabs(x)); y = 4 * u / ((1 + u) * (1 + u))"),
+}
+KERNEL_DTYPES = {
+    "multiply_zero_nan": frozenset("float32 float64 complex64 complex128".split()),
+    "sech_squared": frozenset("float32 float64".split()),
+}
 
 
 class CuPyBackend(Backend):
@@ -62,6 +75,7 @@ class CuPyBackend(Backend):
         When made on a machine without an NVIDIA GPU or its driver, saying so.
     """
 
+    arrays_beside_slices = True
     numpy_namespace = property(lambda self: cupy)  # read when used: the CuPy check stands in for this module
 
     def __init__(self):
@@ -73,6 +87,31 @@ class CuPyBackend(Backend):
             raise RuntimeError("the cupy backend needs an NVIDIA GPU; CuPy finds none")
         super().__init__("cupy", CuPyNamespace(array_api_compat.cupy))
         self._scipy_modules = {}
+        self._kernels = {
+            name: cupy.ElementwiseKernel(in_params, out_params, operation, f"adcore_{name}")
+            for name, (in_params, out_params, operation) in KERNELS.items()
+        }
+
+    def _kernel(self, name, *arrays):
+        """The one-kernel form of the helper ``name`` (``KERNELS``) if every argument is a CuPy array of one
+        dtype it is compiled for, else None (the base class's composition serves the other calls)."""
+        dtype = getattr(arrays[0], "dtype", None)
+        if dtype is None or dtype.name not in KERNEL_DTYPES[name]:
+            return None
+        if not all(isinstance(a, cupy.ndarray) and a.dtype == dtype for a in arrays):
+            return None
+        return self._kernels[name]
+
+    def multiply_zero_nan(self, a, b):
+        """As ``Backend.multiply_zero_nan``; one kernel for two arrays of one floating dtype (the base class's
+        composition is five: the product, ``isnan``, ``equal``, ``logical_and``, ``where``)."""
+        kernel = self._kernel("multiply_zero_nan", a, b)
+        return super().multiply_zero_nan(a, b) if kernel is None else kernel(a, b)
+
+    def sech_squared(self, x):
+        """As ``Backend.sech_squared``; one kernel for a real floating array (the composition is seven)."""
+        kernel = self._kernel("sech_squared", x)
+        return super().sech_squared(x) if kernel is None else kernel(x)
 
     def device(self, x):
         return x.device

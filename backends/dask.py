@@ -35,6 +35,7 @@ from .base import Backend
 
 
 class DaskBackend(Backend):
+    arrays_beside_slices = True
     lazy = True
     takes_numpy_arrays = True  # as Dask does (``dask_array @ numpy_array``): a constant wrapped lazily, on the host
     numpy_namespace = dask.array

@@ -15,6 +15,7 @@ jax.config.update("jax_enable_x64", True)  # before this backend makes any array
 
 
 class JaxBackend(Backend):
+    arrays_beside_slices = True
     mutable_arrays = False
     numpy_namespace = jax.numpy
 

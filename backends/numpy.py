@@ -10,6 +10,7 @@ from .base import Backend, install_command, shares_entries
 
 
 class NumPyBackend(Backend):
+    arrays_beside_slices = True
     multi_device = False
     numpy_namespace = numpy
 
@@ -57,6 +58,8 @@ class NumPyBackend(Backend):
         if type(x) is numpy.ndarray and x.dtype.kind == "f" and not keepdims and len(axes) == x.ndim:
             flat = x.ravel()
             return numpy.sqrt(numpy.dot(flat, flat))
+        if getattr(x, "dtype", None) == object:  # entries of any type: their own operators (sqrt has none, ** has)
+            return numpy.sum(x * x, axis=axes, keepdims=keepdims) ** 0.5
         return super().two_norm(x, axes, keepdims)
 
     def linalg_norm(self, x, ord, axis, keepdims):

@@ -23,6 +23,8 @@ NUMPY_DEFAULT_DTYPE = {
 
 
 class TorchBackend(Backend):
+    arrays_beside_slices = True
+
     def __init__(self):
         super().__init__("torch", array_api_compat.torch)
 

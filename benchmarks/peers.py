@@ -95,6 +95,11 @@ class Peer:
         """``hessian(fun)(x)``: the Hessian of scalar ``fun`` at the vector ``x``, shape ``x.shape * 2``."""
         raise NotImplementedError
 
+    def per_example(self, kind, fun, in_axes=0):
+        """This library's ``vmap`` of its ``kind`` (``"grad"`` or ``"hvp"``, as :meth:`grad` and :meth:`hvp`)
+        of ``fun``, mapped over ``in_axes`` as ``jax.vmap`` reads them; None if the library has no ``vmap``."""
+        return None
+
     def finished(self, call):
         """``call`` followed by waiting for its result (identity for a library that returns finished values)."""
         return call
@@ -147,6 +152,9 @@ class AdcorePeer(Peer):
     def hessian(self, fun):
         return adcore.hessian(fun)
 
+    def per_example(self, kind, fun, in_axes=0):
+        return adcore.vmap(getattr(self, kind)(fun), in_axes=in_axes)
+
     def synchronize(self):
         self.backend.synchronize()
 
@@ -180,6 +188,11 @@ class AdcoreJitPeer(AdcorePeer):
 
     def hvp(self, fun):
         return adcore.hvp(fun, jit=True)
+
+    def per_example(self, kind, fun, in_axes=0):
+        """``adcore.jit`` of the whole batched derivative: one recording of the ``vmap`` of the eager ``kind``
+        (a ``vmap`` of ``grad(fun, jit=True)`` would replay each example's recording inside a new batch trace)."""
+        return adcore.jit(adcore.vmap(getattr(AdcorePeer, kind)(self, fun), in_axes=in_axes))
 
 
 def cupy_pool_peak(call):
@@ -276,6 +289,12 @@ class TorchPeer(Peer):
     def hessian(self, fun):
         return self.torch.func.hessian(fun)
 
+    def per_example(self, kind, fun, in_axes=0):
+        func = self.torch.func
+        if kind == "grad":
+            return func.vmap(func.grad(fun), in_dims=in_axes)
+        return func.vmap(lambda x, v: func.jvp(func.grad(fun), (x,), (v,))[1], in_dims=in_axes)
+
     def synchronize(self):
         if self.device != "cpu":
             self.torch.cuda.synchronize()
@@ -324,10 +343,14 @@ class JaxPeer(Peer):
         return self.compiled(self.jax.grad(fun))
 
     def hvp(self, fun):
-        def hessian_times(x, v):
-            return self.jax.jvp(self.jax.grad(fun), (x,), (v,))[1]
+        return self.compiled(self._hessian_times(fun))
 
-        return self.compiled(hessian_times)
+    def _hessian_times(self, fun):
+        return lambda x, v: self.jax.jvp(self.jax.grad(fun), (x,), (v,))[1]
+
+    def per_example(self, kind, fun, in_axes=0):
+        derivative = self.jax.grad(fun) if kind == "grad" else self._hessian_times(fun)
+        return self.compiled(self.jax.vmap(derivative, in_axes=in_axes))
 
     def hessian(self, fun):
         return self.compiled(self.jax.hessian(fun))

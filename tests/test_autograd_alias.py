@@ -225,3 +225,20 @@ def test_numpy_array_of_traced_values_refused_where_it_would_lose_the_derivative
     alias.uninstall()
     with pytest.raises(TypeError, match="cannot become a NumPy array"):
         adcore.grad(lambda x: adcore.numpy.sum(numpy.array((x[0], x[1]))))(x)
+
+
+def test_a_namespace_copied_from_an_alias_module_keeps_its_own_attribute_lookup(aliased):
+    """A library that copies every callable of ``vars(autograd.numpy)`` into its own module (to wrap
+    each function, as autograd's namespace holds only its names) and then imports its own submodule
+    ``random`` gets its own module: an alias module holds no attribute hook in its namespace to copy,
+    and still gives the adcore module's other names."""
+    import autograd.numpy
+
+    library = types.ModuleType("library_wrapping_autograd_numpy")
+    functions = {key: value for key, value in vars(autograd.numpy).items() if callable(value) and not isinstance(value, type)}
+    library.__dict__.update(functions)
+    assert not hasattr(library, "random")
+    assert not hasattr(library, "numerics")
+    assert autograd.numpy.numerics is importlib.import_module(alias.MODULES["autograd.numpy"]).numerics
+    with pytest.raises(AttributeError):
+        autograd.numpy.__wrapped_nothing__  # noqa: B018 - the lookup is the test

@@ -1,9 +1,12 @@
-"""Jacobians from one backward pass of a batch of cotangents (``jacrev``, ``jacobian``).
+"""Jacobians from one backward pass of a batch of cotangents (``jacrev``, ``jacobian``), and from one
+forward pass of a batch of tangents (``jacfwd``).
 
 Each function is differentiated twice, with the batch and with one backward pass per
 row (the batch switched off), and both are checked against finite differences. Functions
 with a primitive whose VJP is not declared batch-safe must take the row-by-row path.
 """
+
+import warnings
 
 import numpy
 import pytest
@@ -114,11 +117,30 @@ def test_batched_rows_equal_the_rows_one_by_one(backend, name, monkeypatch):
     numpy.testing.assert_allclose(backend.to_numpy(batched), backend.to_numpy(jacfwd(f)(x)), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", list(BATCHED) + list(ROW_BY_ROW))
+def test_jacfwd_pushes_every_column_in_one_forward_pass(backend, name):
+    """``jacfwd`` runs the function once, on the batch of the input's basis tangents (a primitive without a
+    batching rule loops over the batch inside that one pass, silently), and equals ``jacrev``."""
+    data, f, x = case(backend, {**BATCHED, **ROW_BY_ROW}[name])
+    runs = []
+
+    def counted(x):
+        runs.append(1)
+        return f(x)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no VmapFallbackWarning: the batch is adcore's own
+        columns = jacfwd(counted)(x)
+    assert len(runs) == 1, f"jacfwd ran the function {len(runs)} times"
+    backend.check_device(columns)
+    numpy.testing.assert_allclose(backend.to_numpy(columns), backend.to_numpy(jacrev(f)(x)), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", list(ROW_BY_ROW))
 def test_graphs_with_other_primitives_fall_back_to_rows(backend, name, monkeypatch):
     data, f, x = case(backend, ROW_BY_ROW[name])
     calls = backward_passes(monkeypatch)
-    jac = jacobian(f)(x)
+    jac = jacrev(f)(x)
     assert len(calls) == jac.shape[0], "a graph with a VJP not declared batch-safe must be walked row by row"
     numpy.testing.assert_allclose(backend.to_numpy(jac), numerical_jacobian(f, data, backend), rtol=1e-6, atol=1e-7)
 

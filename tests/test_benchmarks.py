@@ -14,7 +14,7 @@ import numpy
 import pytest
 
 import adcore
-from benchmarks import curvature, digits, elementwise, mlp, overhead, peers, readme, report
+from benchmarks import batching, curvature, digits, elementwise, mlp, overhead, peers, readme, report
 from benchmarks.__main__ import main, parse_args
 from benchmarks.threads import ThreadPins
 
@@ -101,6 +101,25 @@ def test_curvature_hand_derivatives_match_finite_differences():
     t = 1e-4
     numeric_hvp = (gradient(x + t * v) - gradient(x - t * v)) / (2 * t)
     numpy.testing.assert_allclose(curvature.tanh_energy_hvp(x, v, A, numpy), numeric_hvp, rtol=1e-5, atol=1e-7)
+
+
+def test_per_example_hand_derivatives_match_finite_differences():
+    params, X, Y = batching.mlp_inputs(seed=7)
+    X, Y = X[:3], Y[:3]
+    hand = batching.squared_error_gradients(params, X, Y, numpy)
+    for i in range(3):
+        for position, parameter in enumerate(params):
+
+            def loss(value, i=i, position=position):
+                moved = params[:position] + (value,) + params[position + 1 :]
+                return batching.squared_error(moved, X[i], Y[i], np=numpy)
+
+            numpy.testing.assert_allclose(hand[position][i], central_gradient(loss, parameter), rtol=1e-6, atol=1e-8)
+    A, _, _ = curvature.layer_inputs(4, seed=8)
+    rng = numpy.random.default_rng(9)
+    X, V = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    one_at_a_time = [curvature.tanh_energy_hvp(x, v, A, numpy) for x, v in zip(X, V)]
+    numpy.testing.assert_allclose(batching.energy_hvps(X, V, A, numpy), one_at_a_time, rtol=1e-12)
 
 
 # ---- the MLP loss on every backend ----
@@ -190,6 +209,19 @@ def test_digits_mlp_deep_and_hessian_workloads(small, monkeypatch, tmp_path):
         assert "x autograd" in workload["target"]["value"] and workload["contenders"]["autograd"]["autograd"] == 1.0
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_vmap_workload_checks_every_contender_against_the_batched_hand_derivative(small, monkeypatch, tmp_path):
+    monkeypatch.setattr(batching, "EXAMPLES", 5)
+    argv = ["--quick", "--only", "vmap", "--peers", "adcore.jit,torch", "--json", str(tmp_path / "r.json")]
+    assert main(argv) == 0
+    workloads = json.loads((tmp_path / "r.json").read_text())["workloads"]
+    assert [w["id"] for w in workloads] == ["v1", "v2"]
+    for workload in workloads:
+        assert set(workload["contenders"]) == {"hand-written", "adcore", "adcore.jit", "torch", batching.LOOP}
+        assert "x the loop" in workload["target"]["value"] and "x torch" in workload["target"]["value"]
+        assert workload["skipped"]["autograd"] == "has no vmap"
+
+
 def test_wrong_gradient_exits_1(small, monkeypatch, tmp_path, capsys):
     right = overhead.chain_derivative
     monkeypatch.setattr(overhead, "chain_derivative", lambda *args, **kwargs: right(*args, **kwargs) * 1.001)
@@ -235,7 +267,7 @@ def test_peers_outside_numpy_backend():
 def test_only_takes_letters_and_names():
     assert parse_args(["--only", "h,scalar-chain", "--only", "jacobian"]).only == ["a", "f", "h"]
     assert parse_args(["--only", "hessian,k"]).only == ["i", "k"]
-    assert parse_args([]).only == list("abcdefghik")
+    assert parse_args([]).only == list("abcdefghikv")
     with pytest.raises(SystemExit):
         parse_args(["--only", "z"])
     with pytest.raises(SystemExit):

@@ -143,3 +143,71 @@ def test_a_primitive_with_its_value_as_an_argument_is_right(backend):
     gradient = adcore.grad(lambda x: np.sum(product(np.sin(x), x)))(x)
     expected = numpy.cos([0.5, -1.25]) * [0.5, -1.25] + numpy.sin([0.5, -1.25])
     numpy.testing.assert_allclose(backend.to_numpy(gradient), expected)
+
+
+class Holder:
+    """An object that holds traced values, as a circuit holds its parameters."""
+
+    def __init__(self, values):
+        self.values = values
+
+
+@primitive
+def held_product(values, holder):
+    """``sin(a) cos(b)`` for ``values = [a, b]``, computed from what ``holder`` holds (the same values)."""
+    a, b = holder.values
+    return np.sin(a) * np.cos(b)
+
+
+def held_product_vjp(ans, values, holder):
+    a, b = values
+    return lambda g: [np.multiply(g, np.cos(a) * np.cos(b)), np.multiply(g, -np.sin(a) * np.sin(b))]
+
+
+defvjp(held_product, held_product_vjp)
+
+
+@primitive
+def held_product_in_tuples(values, holder):
+    """``((sin(a) cos(b),),)``: the box the raw function computes is inside tuples."""
+    return ((held_product.fun(values, holder),),)
+
+
+defvjp(held_product_in_tuples, lambda ans, values, holder: lambda g: held_product_vjp(ans, values, holder)(g[0][0]))
+
+
+def through_a_holder(x):
+    items = [x[0], x[1]]
+    return held_product(adcore.builtins.list(items), Holder(items))
+
+
+def through_a_holder_in_tuples(x):
+    items = [x[0], x[1]]
+    return held_product_in_tuples(adcore.builtins.list(items), Holder(items))[0][0]
+
+
+@pytest.mark.parametrize("through_a_holder", [through_a_holder, through_a_holder_in_tuples], ids=["box", "in_tuples"])
+def test_a_raw_function_reaching_its_arguments_through_an_object_is_differentiated_by_its_rules(through_a_holder, backend):
+    """The raw function reads its traced arguments from an object that holds them: its result is
+    computed from the arguments only, so the rules give the derivative, at every order (as autograd)."""
+    a, b = 0.5, -1.25
+    x = backend.asarray([a, b])
+    numpy.testing.assert_allclose(backend.to_numpy(through_a_holder(x)), numpy.sin(a) * numpy.cos(b))
+    value, gradient = adcore.value_and_grad(through_a_holder)(x)
+    numpy.testing.assert_allclose(backend.to_numpy(value), numpy.sin(a) * numpy.cos(b))
+    numpy.testing.assert_allclose(backend.to_numpy(gradient), [numpy.cos(a) * numpy.cos(b), -numpy.sin(a) * numpy.sin(b)])
+    off_diagonal = -numpy.cos(a) * numpy.sin(b)
+    hessian = [[-numpy.sin(a) * numpy.cos(b), off_diagonal], [off_diagonal, -numpy.sin(a) * numpy.cos(b)]]
+    numpy.testing.assert_allclose(backend.to_numpy(adcore.jacobian(adcore.grad(through_a_holder))(x)), hessian)
+    numpy.testing.assert_allclose(backend.to_numpy(adcore.hessian(through_a_holder)(x)), hessian)
+
+
+def test_a_raw_function_reaching_a_value_derived_from_its_arguments_through_an_object_raises():
+    """The object holds ``x * x``, made from the argument but not passed: its dependence would be missed."""
+
+    def derived(x):
+        items = [x[0], x[1]]
+        return held_product(adcore.builtins.list(items), Holder([x[0] * x[0], x[1]]))
+
+    with pytest.raises(UnexpectedBoxError, match="argument"):
+        adcore.grad(derived)(numpy.array([0.5, -1.25]))

@@ -134,7 +134,7 @@ def test_jacobian_of_a_container_argument_in_forward_mode(backend, monkeypatch):
         return np.cumsum(np.concatenate([a * b, np.sin(a) * b**2, np.reshape(b, (1,))] * 10))
 
     ours = jacobian(f, (0, 1))(a, b)
-    assert len(pushed) == 3
+    assert len(pushed) == 2  # one batched forward pass per input: a's two columns at once, then b's
     expected = jacrev(f, (0, 1))(a, b)
     for block, reference in zip(ours, expected):
         numpy.testing.assert_allclose(backend.to_numpy(block), backend.to_numpy(reference), rtol=1e-14)

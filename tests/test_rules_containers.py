@@ -74,6 +74,26 @@ def test_a_python_number_as_the_cotangent_of_an_indexed_item_holds_at_second_ord
     numpy.testing.assert_allclose(backend.to_numpy(hessian(f)(x)), [[8.0, 6.0], [6.0, 0.0]])
 
 
+@primitive
+def twice_first_of_list(params):
+    """``2 params[0]``; the VJP gives the list's cotangent as a tuple whose second item is the Python number 0.0."""
+    return params[0] * 2.0
+
+
+defvjp(twice_first_of_list, lambda ans, params: lambda g: (2.0 * g, 0.0))
+
+
+def test_a_python_number_as_an_item_of_the_cotangent_of_a_traced_list_holds_at_every_order(backend):
+    x = backend.asarray([1.5, 2.0])
+
+    def f(x):  # 2 x0^2 x1 (the cotangent of x[1] in twice_first_of_list is 0.0)
+        return twice_first_of_list(traced_list([x[0], x[1]])) * x[0] * x[1]
+
+    numpy.testing.assert_allclose(backend.to_numpy(grad(f)(x)), [4 * 1.5 * 2.0, 2 * 1.5**2])
+    numpy.testing.assert_allclose(backend.to_numpy(jacobian(lambda x: f(x) * x)(x))[0], [6 * 1.5**2 * 2.0, 2 * 1.5**3])
+    numpy.testing.assert_allclose(backend.to_numpy(hessian(f)(x)), [[8.0, 6.0], [6.0, 0.0]])
+
+
 # ---- 12: a mask that selects nothing ----
 
 

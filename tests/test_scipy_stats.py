@@ -9,6 +9,8 @@ density) also run on array-api-strict, on both its devices; the others need
 SciPy's special functions and are skipped there.
 """
 
+import inspect
+
 import mpmath
 import numpy
 import pytest
@@ -369,3 +371,28 @@ def test_invalid_arguments():
     assert numpy.isnan(stats.gamma.cdf(numpy.array([0.3]), numpy.array([-1.0]))).all()
     with pytest.raises(ValueError, match="dirichlet.logpdf: x must have 3 or 2 entries"):
         stats.dirichlet.logpdf(numpy.ones(4) / 4, numpy.ones(3))
+
+
+@pytest.mark.parametrize(
+    "distribution", ["norm", "laplace", "logistic", "cauchy", "expon", "uniform", "t", "gamma", "beta", "chi2"]
+)
+def test_arguments_by_position_and_keyword_agree(distribution):
+    """The functions made by the location-scale factory take their arguments as SciPy's do: by position
+    or keyword, loc 0 and scale 1 by default, and refuse what Python refuses, naming the function."""
+    module = getattr(stats, distribution)
+    shapes = {"t": {"df": 3.5}, "gamma": {"a": 1.7}, "beta": {"a": 1.5, "b": 2.5}, "chi2": {"df": 2.6}}.get(distribution, {})
+    x = numpy.array([0.15, 0.4, 0.9])
+    for name in FUNCTIONS:
+        fun = getattr(module, name)
+        assert list(inspect.signature(fun).parameters) == ["x", *shapes, "loc", "scale"]
+        expected = fun(x, *shapes.values(), 0.0, 1.0)
+        for args, kwargs in [((x, *shapes.values()), {}), ((x,), {**shapes, "scale": 1.0}), ((), {"x": x, **shapes, "loc": 0.0})]:
+            numpy.testing.assert_array_equal(fun(*args, **kwargs), expected)
+        shifted = fun(x, *shapes.values(), 0.05, 1.3)
+        numpy.testing.assert_array_equal(fun(x, *shapes.values(), scale=1.3, loc=0.05), shifted)
+        numpy.testing.assert_array_equal(fun(x, *shapes.values(), 0.05, scale=1.3), shifted)
+        given = (x, *shapes.values())
+        refused = [((), {}), ((*given, 0.0, 1.0, 2.0), {}), (given, {"x": x}), (given, {"size": 3}), ((), {"loc": 0.0})]
+        for args, kwargs in refused + ([((x,), {}), ((x,), {"scale": 1.3})] if shapes else []):
+            with pytest.raises(TypeError, match=rf"\b{name}\(\)"):
+                fun(*args, **kwargs)

@@ -155,3 +155,28 @@ def test_default_backend_is_per_thread():
     assert seen["after use array_api_strict"] == "numpy"
     assert seen["plain"] == "numpy"
     assert adcore.default_backend().name == "numpy"
+
+
+def test_vmap_beside_a_thread_that_records_a_jit():
+    """While one thread records ``adcore.jit`` (which hooks every primitive's raw call, in every thread),
+    another thread's ``vmap`` of a derivative whose rules call non-differentiable functions (``isnan``,
+    ``equal`` of the NaN-masking chain rule) batches them as without the recording."""
+    recording, finished = threading.Event(), threading.Event()
+
+    def held_open(x):
+        recording.set()
+        assert finished.wait(timeout=20)
+        return np.sum(x * x)
+
+    recorder = threading.Thread(target=lambda: adcore.jit(grad(held_open))(numpy.ones(3)))
+    recorder.start()
+    try:
+        assert recording.wait(timeout=20)
+        xs = numpy.random.default_rng(4).normal(size=(5, 3))
+        f = lambda x: np.sum(np.tanh(x) * x**2)  # noqa: E731
+        result = adcore.vmap(adcore.hvp(f))(xs, numpy.ones((5, 3)))
+    finally:
+        finished.set()
+        recorder.join(timeout=20)
+    expected = numpy.stack([adcore.hvp(f)(x, numpy.ones(3)) for x in xs])
+    numpy.testing.assert_allclose(result, expected, rtol=1e-12)

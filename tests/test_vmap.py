@@ -114,7 +114,7 @@ def _f(x):
     "name",
     [
         "vmap(grad)", "grad(vmap)", "vmap(jacobian)", "jacobian(vmap)", "vmap(vmap)", "vmap(hvp)", "vmap(grad(grad))",
-        "vmap(grad jit=True)", "jit(vmap(grad))",
+        "vmap(grad jit=True)", "jit(vmap(grad))", "jit(vmap(hvp))", "vmap(jit(hvp))",
     ],
 )
 def test_compositions(name, backend):
@@ -131,8 +131,13 @@ def test_compositions(name, backend):
             result, expected = per_example(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "jit(vmap(grad))":
             batched = adcore.jit(vmap(grad(_f)))
-            batched(xs)
+            batched(xs + 1.0)  # recorded at other values than those it replays
             result, expected = batched(xs), np.stack([grad(_f)(x) for x in rows])
+        elif name in ("jit(vmap(hvp))", "vmap(jit(hvp))"):
+            batched = adcore.jit(vmap(hvp(_f))) if name == "jit(vmap(hvp))" else vmap(adcore.jit(hvp(_f)))
+            batched(xs + 1.0, vs)
+            result = batched(xs, vs)
+            expected = np.stack([hvp(_f)(x, vs[i, ...]) for i, x in enumerate(rows)])
         elif name == "grad(vmap)":
             result, expected = grad(lambda x: np.sum(vmap(_f)(x)))(xs), np.stack([grad(_f)(x) for x in rows])
         elif name == "vmap(jacobian)":
@@ -171,7 +176,7 @@ def test_per_example_gradients_of_an_mlp(backend):
         _assert_close(backend, g2[i, ...], e2)
 
 
-@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh"])
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "pinv", "qr", "svd"])
 def test_stacked_linalg_is_batched_without_a_loop(name, backend):
     """The public functions (some wrap their primitive to fix its signature) reach the batching rule."""
     rng = numpy.random.default_rng(4)
@@ -187,6 +192,26 @@ def test_stacked_linalg_is_batched_without_a_loop(name, backend):
             _assert_close(backend, item, np.stack([row[k] for row in rows]))
     else:
         _assert_close(backend, result, np.stack(rows))
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, in_axes",
+    [
+        ((3, 3), (3,), 0), ((3, 3), (3, 2), 0), ((2, 3, 3), (2, 3, 1), 0), ((3, 3), (3,), (None, 0)),
+        ((3, 3), (3,), (0, None)), ((3, 3), (2, 3, 4), (0, None)), ((2, 3, 3), (3, 2), (None, 0)),
+    ],
+)
+def test_solve_is_batched_without_a_loop(a_shape, b_shape, in_axes, backend):
+    """``solve(a, b)`` of an example's vector or stack of matrices ``b``, either operand mapped or shared."""
+    rng = numpy.random.default_rng(7)
+    mapped = [in_axes == 0 or in_axes[k] == 0 for k in range(2)]
+    a = rng.normal(size=((B,) if mapped[0] else ()) + a_shape) + 4.0 * numpy.eye(3)
+    a, b = backend.asarray(a), backend.asarray(rng.normal(size=((B,) if mapped[1] else ()) + b_shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        result = vmap(np.linalg.solve, in_axes=in_axes)(a, b)
+    rows = [np.linalg.solve(a[i, ...] if mapped[0] else a, b[i, ...] if mapped[1] else b) for i in range(B)]
+    _assert_close(backend, result, np.stack(rows))
 
 
 @pytest.mark.parametrize(
@@ -218,6 +243,24 @@ def test_shape_rules_batch_without_a_loop_also_per_example_gradients(name, fun, 
         gradients = vmap(grad(scalar), in_axes=in_axis)(xs)
     _assert_close(backend, result, np.stack([fun(r) for r in rows]))
     _assert_close(backend, gradients, np.stack([grad(scalar)(r) for r in rows]))
+
+
+def test_index_arrays_batch_where_the_library_indexes_them_beside_a_slice(backend):
+    """``x[index_array]`` for each example is ``batch[:, index_array]`` where the library takes an index array
+    beside a slice (NumPy's indexing); elsewhere (array-api-strict: the standard allows index arrays beside
+    integers only) it is looped over: the same values and gradients either way."""
+    x = backend.asarray(numpy.random.default_rng(6).normal(size=(B, 5)))
+    index = backend.asarray([4, 0, 0, 2], dtype="int64")
+    fun = lambda a: a[index] * a[0]  # noqa: E731
+    rows = [x[i, ...] for i in range(B)]
+    scalar = lambda a: np.sum(fun(a) ** 2)  # noqa: E731
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", VmapFallbackWarning)
+        result, gradients = vmap(fun)(x), vmap(grad(scalar))(x)
+    _assert_close(backend, result, np.stack([fun(r) for r in rows]))
+    _assert_close(backend, gradients, np.stack([grad(scalar)(r) for r in rows]))
+    looped = any(issubclass(w.category, VmapFallbackWarning) for w in seen)
+    assert looped is not backend.backend.arrays_beside_slices
 
 
 @pytest.mark.parametrize(

@@ -135,6 +135,20 @@ CLASS_MODULES = {
     "adcore.builtins:DictBox": "autograd.builtins",
 }
 
+#: ``(class, attribute) -> (value while the alias is installed, value otherwise)`` (``"module:name"`` specs, None
+#: for None). autograd 1.8's ``ArrayBox`` has no ``__array_ufunc__`` (autograd 1.9's has, which is why libraries
+#: pin ``autograd<1.9``): NumPy's binary operators on an ``ndarray`` (or a subclass) and a box then defer to the
+#: box's reflected operator, so ``subclass * box`` is traced whatever the subclass's own ``__array_ufunc__`` does
+#: with an operand it does not know (one that wraps ``ndarray.__array_ufunc__``'s NotImplemented in an array
+#: would otherwise compute with it). NumPy's ufuncs called on a box directly raise ``TypeError``, as under autograd.
+CLASS_ATTRIBUTES = {("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): (None, "adcore.numpy.protocol:array_ufunc")}
+
+
+def _set_class_attributes(installed):
+    for (cls, attribute), values in CLASS_ATTRIBUTES.items():
+        value = values[0 if installed else 1]
+        setattr(_resolve(cls), attribute, None if value is None else _resolve(value))
+
 
 def _resolve(spec):
     """The object ``"module:name"`` or the module ``"module"`` (an alias path is imported through the alias)."""
@@ -146,7 +160,8 @@ def _resolve(spec):
 class _AliasLoader(importlib.abc.Loader):
     """Makes the module of an autograd path: a namespace of its own holding the adcore module's public
     names (``__all__``, else those not starting with ``_``), the submodules autograd's package imports
-    (as alias modules), and ``EXTRA_NAMES``; other names are looked up in the adcore module.
+    (as alias modules), and ``EXTRA_NAMES``; other names are looked up in the adcore module (by the
+    module's type, :class:`_AliasModule`).
 
     It is never the adcore module itself, and it has no ``__path__`` into adcore's folders (an empty one
     for a package) and a ``__file__`` in this folder: a submodule name missing from ``MODULES``, or a
@@ -163,6 +178,8 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module):
         target = importlib.import_module(self.target)
         name = module.__name__
+        module.__class__ = _AliasModule
+        module._adcore_target = target
         module.__file__ = __file__
         module.__dict__.update({key: getattr(target, key) for key in ("__version__", "__doc__") if hasattr(target, key)})
         for child in SUBMODULES.get(name, ()):
@@ -174,12 +191,18 @@ class _AliasLoader(importlib.abc.Loader):
         module.__dict__.update({key: _resolve(spec) for key, spec in EXTRA_NAMES.get(name, {}).items()})
         module.__all__ = sorted({*names, *SUBMODULES.get(name, ()), *EXTRA_NAMES.get(name, {})} & set(vars(module)))
 
-        def __getattr__(key):  # noqa: N807 - the module's attribute hook (PEP 562)
-            if key.startswith("__"):
-                raise AttributeError(f"module {name!r} has no attribute {key!r}")
-            return getattr(target, key)
 
-        module.__getattr__ = __getattr__
+class _AliasModule(types.ModuleType):
+    """The type of the alias's modules: a name the module does not hold is looked up in its adcore module
+    (``_adcore_target``). The hook is the type's, not a ``__getattr__`` in the module's namespace, which
+    code that copies every callable of ``vars(autograd.numpy)`` into its own module (as a library that
+    wraps the namespace does) would copy too, sending every later lookup of a missing name in its own
+    module to adcore's (its own ``random`` submodule hidden by adcore's)."""
+
+    def __getattr__(self, key):
+        if key.startswith("__") or key == "_adcore_target":
+            raise AttributeError(f"module {self.__name__!r} has no attribute {key!r}")
+        return getattr(self._adcore_target, key)
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):
@@ -197,7 +220,7 @@ _finder = AliasFinder()
 
 def install():
     """Make ``import autograd`` and its submodules give adcore's names (``MODULES``), from now on, and give
-    the classes of ``CLASS_MODULES`` autograd's module names.
+    the classes of ``CLASS_MODULES`` autograd's module names and those of ``CLASS_ATTRIBUTES`` autograd 1.8's attributes.
 
     Modules of a real autograd imported before are dropped from ``sys.modules``
     (code that already holds them keeps them). Calling it again does nothing.
@@ -208,6 +231,7 @@ def install():
     sys.meta_path.insert(0, _finder)
     for spec, module in CLASS_MODULES.items():
         _resolve(spec).__module__ = module
+    _set_class_attributes(installed=True)
 
 
 def installed():
@@ -217,12 +241,13 @@ def installed():
 
 def uninstall():
     """Undo :func:`install`: later imports of ``autograd`` find the installed autograd, if any, and the
-    classes of ``CLASS_MODULES`` have their adcore module names again."""
+    classes of ``CLASS_MODULES`` and ``CLASS_ATTRIBUTES`` have their adcore module names and attributes again."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     _drop_autograd_modules()
     for spec in CLASS_MODULES:
         _resolve(spec).__module__ = spec.partition(":")[0]
+    _set_class_attributes(installed=False)
 
 
 def _drop_autograd_modules():

@@ -34,8 +34,10 @@ from .tracer import (
     next_trace_id,
     nondifferentiable,
     notrace_primitive,
+    packing,
     primitive,
     trace,
+    without_boxes_of,
 )
 from .vspace import VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
 
@@ -72,6 +74,7 @@ __all__ = [
     "nondifferentiable",
     "notrace_primitive",
     "output_joiners",
+    "packing",
     "primitive",
     "primitive_jvps",
     "primitive_vjps",
@@ -85,4 +88,5 @@ __all__ = [
     "trace",
     "value_and_vjp",
     "vspace",
+    "without_boxes_of",
 ]

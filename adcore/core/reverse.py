@@ -6,18 +6,15 @@ output cotangent ``g`` to the cotangent of an argument. This module imports no
 array library.
 """
 
-import itertools
 from operator import attrgetter
 
 from .constants import COPY_BUDGET, Constants, immutable_types, snapshot_value
-from .tracer import Node, TypeMap, gc_paused, getval, primitive_name, trace
+from .tracer import Node, TypeMap, gc_paused, getval, node_numbers, primitive_name, trace
 from .vspace import VSpace, accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
 
 primitive_vjps = {}
 #: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
 saved_values_vjps = {}
-
-_creation_numbers = itertools.count()
 
 #: ``type -> join(output)``: a function's output of a container type that holds traced values, made
 #: one traced value (filled by ``adcore.builtins``), so that ``make_vjp`` and ``make_jvp`` differentiate
@@ -42,7 +39,7 @@ class VJPNode(Node):
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
         self.fun = fun
         self.parents = parents
-        self.number = next(_creation_numbers)
+        self.number = next(node_numbers)
         self.constants = constants = parents[0].constants
         rule = saved_values_vjps.get(fun)
         if (
@@ -70,7 +67,7 @@ class VJPNode(Node):
     def initialize_root(self, constants=None):
         self.fun = None
         self.parents = ()
-        self.number = next(_creation_numbers)
+        self.number = next(node_numbers)
         self.constants = constants or Constants()
         self.vjp, self.saved = lambda g: (), None
 

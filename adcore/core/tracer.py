@@ -159,7 +159,29 @@ def getval(x):
 _see_through = Box.see_through
 
 
+def getval_above(x, trace_id):
+    """``x`` without the boxes that :func:`getval` goes under of the traces newer than ``trace_id`` (a box of
+    an interpreting trace keeps, under its own box, the values of the traces older than its own)."""
+    while type(x) in _see_through and x._trace_id > trace_id:
+        x = x._value
+    return x
+
+
+def interpreting_box(values):
+    """The box of the innermost interpreting trace among ``values`` (raw values or boxes of such a trace,
+    as :func:`getval` leaves them), or None."""
+    top = None
+    for value in values:
+        if type(value) in Box.types and (top is None or value._trace_id > top._trace_id):
+            top = value
+    return top
+
+
 _trace_ids = itertools.count(1)
+
+
+#: The creation numbers of the reverse-mode nodes (``VJPNode.number``), which order the backward pass.
+node_numbers = itertools.count()
 
 
 def next_trace_id():
@@ -193,6 +215,16 @@ def _boxes(value):
             yield from _boxes(item)
 
 
+def without_boxes_of(value, trace_id):
+    """``value`` with each box of the trace ``trace_id`` that is not inside a box of another trace replaced
+    by the value it holds, at any depth of tuples, lists and dicts."""
+    while type(value) in Box.types and value._trace_id == trace_id:
+        value = value._value
+    if isinstance(value, (tuple, list, dict)) and any(box._trace_id == trace_id for box in _boxes(value)):
+        return _rebuilt(value, lambda item: without_boxes_of(item, trace_id))
+    return value
+
+
 def check_no_ended_box(value, spans, what):
     """Raise :class:`UnexpectedBoxError` if ``value`` holds a box of a trace whose id is in one of
     ``spans`` (``(first, last)`` pairs of :func:`next_trace_id`: traces that have ended); ``what``
@@ -207,25 +239,84 @@ def check_no_ended_box(value, spans, what):
             )
 
 
-def _raise_if_escaped(f_raw, ans, top):
-    """Raise :class:`UnexpectedBoxError` if ``ans``, what the raw function ``f_raw`` returned, is a box
-    (or a tuple holding one) of the trace of its innermost traced argument ``top`` or of a later one.
+#: The primitives whose result holds their traced arguments as they are (a container of them): a raw
+#: function that receives such a result as an argument receives those values too (see :func:`_unescaped`).
+packing = set()
 
-    Boxes of traces outside ``top``'s are legal: a primitive called on values of an inner trace may
-    close over values of an outer one (still running), which the outer trace follows through the raw
-    function while the inner one uses the primitive's rules. So is any box returned by a call with no
-    traced argument: it is a plain call of the raw function, whose operations on traced values are
-    traced as any code's (the primitive's rules are not used).
+
+def _unescaped(f_raw, ans, top, parents, start, outer):
+    """``ans``, what the raw function ``f_raw`` returned when called on values of the trace of ``top``
+    (whose traced arguments have the nodes ``parents``), with every box of that trace or of a later one
+    taken off where the box was computed from the call's traced arguments only, at any depth of tuples,
+    lists and dicts. ``start`` is the first node number the call may have used (:data:`node_numbers`).
+    ``outer`` holds ``(trace id, parents)`` of the calls of the same primitive that this one is nested
+    in (``f(x)`` with ``x`` traced by two traces records the call in the inner trace, then calls itself
+    on the unboxed values for the outer one).
+
+    A raw function may reach the traced values it receives as arguments through another route too (an
+    object that holds them, as a circuit holds its parameters): its result is then a box computed from
+    those values only, and the primitive's rules give its derivative, as autograd does. Its value,
+    unboxed, is the primitive's raw result.
+
+    Raises :class:`UnexpectedBoxError` for a box that depends on a traced value the call did not receive
+    as an argument (a closure, a global or a keyword argument): the result would miss that dependence.
+    Boxes of traces outside ``top``'s are legal (a primitive called on values of an inner trace may close
+    over values of an outer one, still running, which the outer trace follows through the raw function
+    while the inner one uses the primitive's rules); so is any box returned by a call with no traced
+    argument (a plain call of the raw function, whose operations on traced values are traced as any code's).
     """
     top_id = top._trace_id
-    for box in ans if type(ans) is tuple else (ans,):
-        if type(box) in Box.types and box._trace_id >= top_id:
-            raise UnexpectedBoxError(
-                f"primitive {primitive_name(f_raw)}: its raw function, called on a value of trace {top_id}, returned a traced value "
-                f"(a box of trace {box._trace_id}): it computed with a value being differentiated that it did not "
-                f"receive as an argument (a closure or a global, e.g. a primitive defined inside the differentiated "
-                f"function), so the result would miss that dependence or leak the box. {_AS_ARGUMENT}."
-            )
+    if not any(box._trace_id >= top_id for box in _boxes(ans)):
+        return ans
+    covering = {**dict(outer), top_id: parents}
+
+    def unboxed(box):
+        while type(box) in Box.types and box._trace_id >= top_id:
+            if not _computed_from(box._node, covering.get(box._trace_id, ()), start):
+                raise UnexpectedBoxError(
+                    f"primitive {primitive_name(f_raw)}: its raw function, called on a value of trace {top_id}, returned a "
+                    f"traced value (a box of trace {box._trace_id}) computed from a value being differentiated that it did "
+                    f"not receive as an argument (a closure or a global, e.g. a primitive defined inside the "
+                    f"differentiated function), so the result would miss that dependence or leak the box. {_AS_ARGUMENT}."
+                )
+            box = box._value
+        return _rebuilt(box, unboxed) if isinstance(box, (tuple, list, dict)) else box
+
+    return unboxed(ans)
+
+
+def _rebuilt(container, convert):
+    """A tuple (a namedtuple), list or dict like ``container``, of its items converted by ``convert``."""
+    if isinstance(container, dict):
+        return type(container)((key, convert(item)) for key, item in container.items())
+    items = [convert(item) for item in container]
+    return type(container)(*items) if hasattr(container, "_fields") else type(container)(items)
+
+
+def _computed_from(node, parents, start):
+    """Whether the value of ``node`` was computed, after the node number ``start``, from the values of
+    ``parents`` only, or of values packed into them (a :data:`packing` primitive's arguments): whether
+    every node older than ``start`` that a path from ``node`` back to its trace's start reaches first is
+    one of those."""
+    covered = set()
+    stack = list(parents)
+    while stack:
+        parent = stack.pop()
+        if parent not in covered:
+            covered.add(parent)
+            if getattr(parent, "fun", None) in packing:
+                stack.extend(parent.parents)
+    seen = set()
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node in covered or node in seen:
+            continue
+        if getattr(node, "number", -1) < start:  # older than the call (a forward-mode node has no number)
+            return False
+        seen.add(node)
+        stack.extend(node.parents)
+    return True
 
 
 _gc_lock = threading.Lock()
@@ -354,44 +445,58 @@ def primitive(f_raw):
     uses the rules). A value of the innermost trace, or of a later one, that ``f_raw`` reaches
     through a closure, a global or a keyword argument would bypass the rules and leave a box in
     the result: the call raises :class:`UnexpectedBoxError` when the raw result is such a box (or a
-    tuple holding one); pass the value as an argument instead. A call without boxed arguments is a
-    plain call of ``f_raw``.
+    tuple holding one); pass the value as an argument instead. ``f_raw`` may reach its traced
+    arguments through another route too (an object holding them): a box computed from those only
+    is taken off its result, and the rules give the derivative (:func:`_unescaped`). A call without
+    boxed arguments is a plain call of ``f_raw``.
     """
     box_types = Box.types
     box_type_of = Box.type_mappings
+    next_node_number = node_numbers.__next__
 
-    @wraps(f_raw)
-    def f_wrapped(*args, **kwargs):
-        count = len(args)
-        first = second = None  # whether args[0] and args[1] are boxed (None: not looked at)
-        if count == 1 or count == 2:
-            first, second = type(args[0]) in box_types, count == 2 and type(args[1]) in box_types
-            if not (first or second):
-                return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
-        if first != second:  # one box, of one or two arguments
-            top = args[0] if first else args[1]
-            if top._node.interpret is not None:
-                return top._node.interpret(f_wrapped, args, kwargs)
-            value = top._value
-            argvals = ((value,) if count == 1 else (value, args[1])) if first else (args[0], value)
-            argnums, parents, nested = _FIRST if first else _SECOND, (top._node,), type(value) in box_types
-        else:
-            argvals, argnums, parents, top, nested = unbox_innermost(args)
-            if top is None:
-                return f_raw(*args, **kwargs) if raw_call_hook is None else raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
-            if top._node.interpret is not None:
-                return top._node.interpret(f_wrapped, args, kwargs)
-        if nested:
-            ans = f_wrapped(*argvals, **kwargs)
-        elif raw_call_hook is None:
-            ans = f_raw(*argvals, **kwargs)
-        else:
-            ans = raw_call_hook(f_wrapped, f_raw, argvals, kwargs, top._node)
-        if type(ans) in box_types or type(ans) is tuple:
-            _raise_if_escaped(f_raw, ans, top)
-        node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
-        return (box_type_of.get(type(ans)) or box_type_of.of(ans))(ans, top._trace_id, node)
+    def recorder(outer):
+        """The wrapper, for a call nested in the calls ``outer`` (``(trace id, parents)`` of each, see
+        :func:`_unescaped`; empty for the call the user makes)."""
 
+        def call(*args, **kwargs):
+            count = len(args)
+            first = second = None  # whether args[0] and args[1] are boxed (None: not looked at)
+            if count == 1 or count == 2:
+                first, second = type(args[0]) in box_types, count == 2 and type(args[1]) in box_types
+                if not (first or second):
+                    if raw_call_hook is None:
+                        return f_raw(*args, **kwargs)
+                    return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
+            if first != second:  # one box, of one or two arguments
+                top = args[0] if first else args[1]
+                if top._node.interpret is not None:
+                    return top._node.interpret(f_wrapped, args, kwargs)
+                value = top._value
+                argvals = ((value,) if count == 1 else (value, args[1])) if first else (args[0], value)
+                argnums, parents, nested = _FIRST if first else _SECOND, (top._node,), type(value) in box_types
+            else:
+                argvals, argnums, parents, top, nested = unbox_innermost(args)
+                if top is None:
+                    if raw_call_hook is None:
+                        return f_raw(*args, **kwargs)
+                    return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
+                if top._node.interpret is not None:
+                    return top._node.interpret(f_wrapped, args, kwargs)
+            start = next_node_number()
+            if nested:
+                ans = recorder((*outer, (top._trace_id, parents)))(*argvals, **kwargs)
+            elif raw_call_hook is None:
+                ans = f_raw(*argvals, **kwargs)
+            else:
+                ans = raw_call_hook(f_wrapped, f_raw, argvals, kwargs, top._node)
+            if type(ans) in box_types or type(ans) is tuple:
+                ans = _unescaped(f_raw, ans, top, parents, start, outer)
+            node = type(top._node)(ans, f_wrapped, argvals, kwargs, argnums, parents)
+            return (box_type_of.get(type(ans)) or box_type_of.of(ans))(ans, top._trace_id, node)
+
+        return call
+
+    f_wrapped = wraps(f_raw)(recorder(()))
     f_wrapped.fun = f_raw
     return f_wrapped
 
@@ -408,17 +513,12 @@ def notrace_primitive(f_raw):
     rule is *not implemented* (that one raises ``NotImplementedError``).
     """
 
-    box_types = Box.types
-
     @wraps(f_raw)
     def f_wrapped(*args, **kwargs):
         if raw_call_hook is not None:
             return raw_call_hook(f_wrapped, f_raw, args, kwargs, None)
         values = tuple(map(getval, args))
-        top = None  # the innermost box left: one of an interpreting trace
-        for value in values:
-            if type(value) in box_types and (top is None or value._trace_id > top._trace_id):
-                top = value
+        top = interpreting_box(values)
         if top is not None:
             return top._node.interpret(f_wrapped, values, kwargs)
         return f_raw(*values, **kwargs)

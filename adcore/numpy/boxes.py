@@ -1,11 +1,11 @@
 """ArrayBox: a traced array that behaves like an array where users touch it."""
 
-import sys
 
 import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
 
+from ..compat import autograd_alias_installed
 from ..core import Box, fingerprints, getval, isbox, snapshots
 from ..core.constants import immutable_types
 from . import signatures as np_signatures
@@ -26,12 +26,6 @@ def _signature_method(name):
     return method
 
 
-def _alias_installed():
-    """Whether the autograd alias serves ``import autograd`` (``adcore.compat.autograd.install``)."""
-    alias = sys.modules.get("adcore.compat.autograd")
-    return alias is not None and alias.installed()
-
-
 def _object_array_of_items(box):
     """A NumPy object array of the shape of ``box`` whose entries are its 0-d traced items (``box[i, j]``)."""
     items = _np.empty(box.shape, dtype=object)
@@ -45,7 +39,9 @@ class ArrayBox(Box):
     iteration and the array attributes (``shape ndim size dtype T``).
 
     Comparisons are not differentiable and return plain boolean arrays. Item
-    assignment raises ``TypeError``: a traced array is immutable.
+    assignment raises ``TypeError``: a traced array is immutable. ``__array_namespace__``
+    (adcore's differentiable Array API namespace) is given by ``adcore.array_api``, the
+    layer built on this package, when it is imported (``import adcore`` imports it).
     """
 
     __slots__ = []
@@ -72,12 +68,6 @@ class ArrayBox(Box):
     itemsize = property(lambda self: self._value.itemsize)
     nbytes = property(lambda self: self._value.nbytes)
     flat = property(lambda self: anp.ravel(self))  # indexing and iteration of the flattened array; not writable
-
-    def __array_namespace__(self, api_version=None):
-        """adcore's differentiable Array API namespace for this array's backend (see ``adcore.array_api``)."""
-        from ..array_api import namespace  # adcore.array_api is built on this package: imported at first use
-
-        return namespace(backend_of(getval(self)))
 
     def __len__(self):
         shape = anp.shape(self._value)
@@ -122,7 +112,7 @@ class ArrayBox(Box):
         boxes give it: an object array of the 0-d traced items (``numpy.array((x[0], x[1] ** 2))``), whose
         later arithmetic, indexing and sums (NumPy's object loops call the items' operators) stay traced; a
         differentiated function that returns such an array, and any cast of it to numbers, still raise."""
-        if (dtype is None or _np.dtype(dtype) == object) and _alias_installed():
+        if (dtype is None or _np.dtype(dtype) == object) and autograd_alias_installed():
             return _object_array_of_items(self)
         raise TypeError(
             "adcore: a traced array cannot become a NumPy array (that would drop its derivative, or "

@@ -21,7 +21,6 @@ from ..core import def_linear, defjvp, defjvp_argnum, defvjp_saved_values, getva
 from ..core.batching import batch_ndim
 from ..core.ops import declare
 from ..core.tracer import primitive_name
-from . import wrapper as anp
 
 # ---- the declarations ----
 
@@ -237,6 +236,8 @@ def dispatched(name, api_name):
 def metadata(x):
     """What a VJP keeps of an argument instead of the argument: its shape, its dtype (None for a
     Python scalar, whose cotangent keeps the output's dtype) and whether it is complex."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     raw = getval(x)
     shape = tuple(raw.shape) if hasattr(raw, "shape") else anp.shape(raw)
     return shape, getattr(raw, "dtype", None), anp.iscomplexobj.fun(raw)
@@ -252,6 +253,8 @@ def unbroadcast(g, meta):
     g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
     if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
         return g  # already in the argument's space (the common case: nothing was broadcast)
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if not x_complex and anp.iscomplexobj(g):
         g = anp.real(g)
     elif x_complex and x_dtype is None and not anp.iscomplexobj(g):
@@ -283,6 +286,8 @@ def same_space(x, ans):
     scalar ``x`` has no dtype, so only the shape and complexness must agree)."""
     x_dtype = getattr(x, "dtype", None)
     if x_dtype is None:
+        from . import wrapper as anp  # at call time: wrapper imports this module
+
         return not getattr(ans, "shape", ()) and (isinstance(x, complex) or not anp.iscomplexobj(ans))
     ans_dtype = getattr(ans, "dtype", None)
     return type(x_dtype) is type(ans_dtype) and x_dtype == ans_dtype and x.shape == ans.shape
@@ -294,6 +299,8 @@ def broadcast(g, ans):
     g_dtype, ans_dtype = getattr(raw, "dtype", None), getattr(raw_ans, "dtype", None)
     if g_dtype is not None and ans_dtype is not None and g_dtype == ans_dtype and raw.shape == raw_ans.shape:
         return g  # already in the output's space (the common case)
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if not hasattr(raw, "shape"):
         return anp.multiply(g, anp.ones_like(ans))
     if anp.iscomplexobj(g) and not anp.iscomplexobj(ans):
@@ -372,6 +379,8 @@ def times_partial(g, partial):
         product = g * partial
         return product if partial == partial or g != 0 else type(product)(0)
     if isbox(g) or isbox(partial):
+        from . import wrapper as anp  # at call time: wrapper imports this module
+
         return anp._times_partial(g, partial)
     return backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
 
@@ -389,4 +398,6 @@ def zero_where_masked(g, partial):
             return partial
     elif not backend_of(raw, op="multiply").may_hold_nan(raw):
         return partial
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     return anp.where(anp.logical_and(anp.equal(g, 0), anp.isnan(partial)), 0.0, partial)

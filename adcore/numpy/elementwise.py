@@ -14,7 +14,6 @@ import math
 from backends import backend_of
 
 from ..core import getval
-from . import wrapper as anp
 from .declare import broadcast, elementwise, times_partial, zero_derivative, zero_where_masked
 
 __all__ = """negative abs absolute exp log log1p expm1 sqrt square sin cos tan sinh cosh tanh arcsin arccos arctan
@@ -29,6 +28,8 @@ CALL = {"propagates_nan": True, "fusion": "call"}  # and the jit fuses it as the
 
 
 def replace_zero(x, value):
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if not hasattr(getval(x), "shape"):
         return value if x == 0 else x
     return anp.where(x == 0, value, x)
@@ -50,6 +51,8 @@ def one_minus_square(x):
 
 def inverse_hypot_one(x):
     """``1 / sqrt(x**2 + 1)`` through ``hypot``, which does not overflow for |x| > 1e154."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if anp.iscomplexobj(x):
         return 1.0 / sqrt(square(x) + 1.0)
     return 1.0 / hypot(x, 1.0)
@@ -59,6 +62,8 @@ def sech_squared(ans, x):
     """``tanh'``: ``1 / cosh(x)**2`` (``_sech_squared``), to full precision in both tails, where
     ``1 - tanh(x)**2`` is 0 once ``tanh`` rounds to 1 (|x| > 19 in float64, 9 in float32); ``1 - ans**2``
     for complex ``x``, where ``cosh`` overflows to NaN."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if anp.iscomplexobj(x):
         return 1.0 - square(ans)
     return _sech_squared(x)
@@ -66,6 +71,8 @@ def sech_squared(ans, x):
 
 def jvp_tanh(g, ans, x):
     """``g sech(x)**2`` by one primitive, ``_tanh_tangent`` (``g (1 - ans**2)`` for complex ``x``, see :func:`sech_squared`)."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if anp.iscomplexobj(x):
         return broadcast(times_partial(g, 1.0 - square(ans)), ans)
     return broadcast(_tanh_tangent(g, x), ans)
@@ -73,12 +80,16 @@ def jvp_tanh(g, ans, x):
 
 def vjp_abs(g, ans, x):
     """``g * conj(x) / |x|`` (``g * sign(x)`` for real ``x``), and 0 at ``x = 0`` (autograd's convention)."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if not anp.iscomplexobj(x):
         return multiply(g, sign(x))
     return multiply(g, conj(x)) / replace_zero(ans, 1.0)
 
 
 def jvp_abs(g, ans, x):
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if not anp.iscomplexobj(x):
         return multiply(g, sign(x))
     return real(multiply(g, conj(x))) / replace_zero(ans, 1.0)
@@ -92,6 +103,8 @@ def power_partial_x(ans, x, y):
     partial is then exactly 0, also at ``x = 0``, where ``0 * 0**-1`` would be NaN (``x**0`` is the
     constant 1, the first term of a polynomial ``sum(c * x ** arange(n))``).
     """
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     if type(y) in (int, float):
         return multiply(x, 2.0) if y == 2 else multiply(y, power(x, y - 1 if y != 0 else 1))
     return multiply(y, power(x, anp.where(not_equal(y, 0), subtract(y, 1), anp.ones_like(y))))
@@ -99,6 +112,8 @@ def power_partial_x(ans, x, y):
 
 def balanced_eq(x, z, y):
     """1 where ``x`` is the selected value ``z``, 1/2 where it ties with ``y``, else 0 (autograd's rule)."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     one = anp.ones_like(z)
     return anp.where(x == z, one, 0.0) / anp.where(x == y, 2.0, one)
 
@@ -116,6 +131,8 @@ def logistic_weight(x, y, scale=1.0):
     (``exp(x - ans)`` loses the digits ``ans`` rounds off), 1/2 at ties. Where both are -inf the
     weight is 0 (-inf is log 0: the sum does not move when either moves, as in ``logsumexp``);
     where both are +inf it is NaN."""
+    from . import wrapper as anp  # at call time: wrapper imports this module
+
     d = subtract(x, y) if scale == 1.0 else multiply(subtract(x, y), scale)
     ahead = greater_equal(d, 0)
     # each branch of the where sees only its own sign of d (so neither overflows), and is smooth at
@@ -254,7 +271,7 @@ logaddexp2 = elementwise(
     raw=logaddexp2_raw,
 )
 mod = remainder = elementwise(
-    "remainder", d=(lambda ans, x, y: anp.ones_like(ans), lambda ans, x, y: negative(remainder_quotient(ans, x, y))), reads="both"
+    "remainder", d=(lambda ans, x, y: 1.0, lambda ans, x, y: negative(remainder_quotient(ans, x, y))), reads="both"
 )
 copysign = elementwise(
     "copysign",

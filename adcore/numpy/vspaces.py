@@ -53,9 +53,13 @@ class ArrayVSpace(VSpace):
         return self.backend.ones(self.shape, dtype=self.dtype, device=self.device)
 
     def standard_basis(self):
-        eye = self.backend.eye(self.size, dtype=self.dtype, device=self.device)
+        basis = self.basis_rows()
         for i in range(self.size):
-            yield self.backend.reshape(eye[i, ...], self.shape)
+            yield basis[i, ...]
+
+    def basis_rows(self):
+        """The standard basis as one array of shape ``(size,) + shape``: row ``i`` is 1 at entry ``i`` (C order)."""
+        return self.backend.reshape(self.backend.eye(self.size, dtype=self.dtype, device=self.device), (self.size, *self.shape))
 
     def randn(self, rng=None):
         return self.backend.random_normal(_np.random if rng is None else rng, self.shape, self.dtype, self.device)

@@ -49,7 +49,7 @@ from ..numpy.linalg import _ct, _mm, _symmetric_from, _t
 from ..numpy.numerics import _mode_slice
 from ..numpy.passthrough import _on_default_backend, host_values, unboxed, without_derivative
 from ..numpy.selection import take
-from .linalg import (
+from .linalg_primitives import (
     _banded_to_dense,
     _dense_to_banded,
     _permutation_matrix,

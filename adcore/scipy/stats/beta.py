@@ -11,55 +11,23 @@ where ``a``, ``b`` or ``scale`` is not positive. Only ``numpy`` and ``cupy`` hav
 the special functions these need.
 """
 
-import math
-
 from ...numpy import wrapper as anp
 from ..special import betainc, betaln, xlog1py, xlogy
-from ._util import positive, standardized, valid
+from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
-def logpdf(x, a, b, loc=0.0, scale=1.0):
-    """``(a-1) log z + (b-1) log(1-z) - log B(a, b) - log(scale)`` on ``0 <= z <= 1``, else -inf."""
-    z, scale, a, b = standardized(x, loc, scale, a, b)
-    inside = anp.logical_and(anp.greater_equal(z, 0), anp.less_equal(z, 1))
-    z_in = anp.where(inside, z, 0.5)
-    value = anp.add(xlogy(anp.subtract(a, 1.0), z_in), xlog1py(anp.subtract(b, 1.0), anp.negative(z_in)))
-    value = anp.subtract(value, anp.add(betaln(a, b), anp.log(scale)))
-    return valid(anp.where(inside, value, -math.inf), positive(a), positive(b), positive(scale))
+def _standard_logpdf(z, a, b):
+    return anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), z), xlog1py(anp.subtract(b, 1.0), anp.negative(z))), betaln(a, b))
 
 
-def pdf(x, a, b, loc=0.0, scale=1.0):
-    """``exp(logpdf(x, a, b, loc, scale))``."""
-    return anp.exp(logpdf(x, a, b, loc, scale))
-
-
-def _clamped(z, below, between, above):
-    """``below`` for ``z <= 0``, ``above`` for ``z >= 1``, else ``between(z)`` (evaluated where-safely)."""
-    inside = anp.logical_and(anp.greater(z, 0), anp.less(z, 1))
-    return anp.where(anp.less_equal(z, 0), below, anp.where(inside, between(anp.where(inside, z, 0.5)), above))
-
-
-def cdf(x, a, b, loc=0.0, scale=1.0):
-    """``I_z(a, b)`` (``special.betainc``), clamped to 0 and 1 outside [0, 1]."""
-    z, scale, a, b = standardized(x, loc, scale, a, b)
-    value = _clamped(z, 0.0, lambda z_in: betainc(a, b, z_in), 1.0)
-    return valid(value, positive(a), positive(b), positive(scale))
-
-
-def logcdf(x, a, b, loc=0.0, scale=1.0):
-    """``log(cdf(x, a, b, loc, scale))``."""
-    return anp.log(cdf(x, a, b, loc, scale))
-
-
-def sf(x, a, b, loc=0.0, scale=1.0):
-    """``I_(1-z)(b, a) = 1 - I_z(a, b)`` (DLMF 8.17.4), accurate in the upper tail."""
-    z, scale, a, b = standardized(x, loc, scale, a, b)
-    value = _clamped(z, 1.0, lambda z_in: betainc(b, a, 1.0 - z_in), 0.0)
-    return valid(value, positive(a), positive(b), positive(scale))
-
-
-def logsf(x, a, b, loc=0.0, scale=1.0):
-    """``log(sf(x, a, b, loc, scale))``."""
-    return anp.log(sf(x, a, b, loc, scale))
+logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
+    __name__,
+    "a",
+    "b",
+    logpdf=("``(a-1) log z + (b-1) log(1-z) - log B(a, b) - log(scale)`` on ``0 <= z <= 1``, else -inf.", _standard_logpdf),
+    cdf=("``I_z(a, b)`` (``special.betainc``), clamped to 0 and 1 outside [0, 1].", lambda z, a, b: betainc(a, b, z)),
+    sf=("``I_(1-z)(b, a) = 1 - I_z(a, b)`` (DLMF 8.17.4), accurate in the upper tail.", lambda z, a, b: betainc(b, a, 1.0 - z)),
+    support=(0.0, 1.0),
+)

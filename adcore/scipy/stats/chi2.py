@@ -13,38 +13,17 @@ from ._util import promote
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
-def _as_gamma(x, df, loc, scale):
-    """The gamma distribution's arguments: ``(x, df / 2, loc, 2 * scale)``, promoted first (so
-    Python-scalar parameters keep a float32 ``x`` float32)."""
-    x, df, loc, scale = promote(x, df, loc, scale)
-    return x, anp.multiply(df, 0.5), loc, anp.multiply(scale, 2.0)
+def _via_gamma(name):
+    """chi2's function ``name``: gamma's at ``(x, df / 2, loc, 2 * scale)``."""
+    of_gamma = getattr(gamma, name)
+
+    def function(x, df, loc=0.0, scale=1.0):
+        x, df, loc, scale = promote(x, df, loc, scale)  # first, so Python-scalar parameters keep a float32 x float32
+        return of_gamma(x, anp.multiply(df, 0.5), loc, anp.multiply(scale, 2.0))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``gamma.{name}(x, df / 2, loc, 2 * scale)``."
+    return function
 
 
-def logpdf(x, df, loc=0.0, scale=1.0):
-    """``gamma.logpdf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.logpdf(*_as_gamma(x, df, loc, scale))
-
-
-def pdf(x, df, loc=0.0, scale=1.0):
-    """``gamma.pdf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.pdf(*_as_gamma(x, df, loc, scale))
-
-
-def cdf(x, df, loc=0.0, scale=1.0):
-    """``gamma.cdf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.cdf(*_as_gamma(x, df, loc, scale))
-
-
-def logcdf(x, df, loc=0.0, scale=1.0):
-    """``gamma.logcdf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.logcdf(*_as_gamma(x, df, loc, scale))
-
-
-def sf(x, df, loc=0.0, scale=1.0):
-    """``gamma.sf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.sf(*_as_gamma(x, df, loc, scale))
-
-
-def logsf(x, df, loc=0.0, scale=1.0):
-    """``gamma.logsf(x, df / 2, loc, 2 * scale)``."""
-    return gamma.logsf(*_as_gamma(x, df, loc, scale))
+logpdf, pdf, cdf, logcdf, sf, logsf = map(_via_gamma, ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"))

@@ -9,22 +9,11 @@ their floating dtype; NaN where ``scale <= 0``.
 import math
 
 from ...numpy import wrapper as anp
-from ._util import positive, standardized, valid
+from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 _LN2 = math.log(2.0)
-
-
-def logpdf(x, loc=0.0, scale=1.0):
-    """``-|z| - log(2 scale)``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(anp.subtract(anp.negative(anp.abs(z)) - _LN2, anp.log(scale)), positive(scale))
-
-
-def pdf(x, loc=0.0, scale=1.0):
-    """``exp(logpdf(x, loc, scale))``."""
-    return anp.exp(logpdf(x, loc, scale))
 
 
 def _halves(z):
@@ -43,25 +32,10 @@ def _standard_logcdf(z):
     return anp.where(below, z_neg - _LN2, anp.log1p(anp.multiply(anp.exp(anp.negative(z_pos)), -0.5)))
 
 
-def cdf(x, loc=0.0, scale=1.0):
-    """``e^z / 2`` for ``z < 0``, ``1 - e^(-z) / 2`` otherwise."""
-    z, scale = standardized(x, loc, scale)
-    return valid(_standard_cdf(z), positive(scale))
-
-
-def logcdf(x, loc=0.0, scale=1.0):
-    """``z - log 2`` for ``z < 0``, ``log1p(-e^(-z) / 2)`` otherwise."""
-    z, scale = standardized(x, loc, scale)
-    return valid(_standard_logcdf(z), positive(scale))
-
-
-def sf(x, loc=0.0, scale=1.0):
-    """``cdf`` at ``-z`` (the distribution is symmetric)."""
-    z, scale = standardized(x, loc, scale)
-    return valid(_standard_cdf(anp.negative(z)), positive(scale))
-
-
-def logsf(x, loc=0.0, scale=1.0):
-    """``logcdf`` at ``-z``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(_standard_logcdf(anp.negative(z)), positive(scale))
+logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
+    __name__,
+    logpdf=("``-|z| - log(2 scale)``.", lambda z: anp.negative(anp.abs(z)) - _LN2),
+    cdf=("``e^z / 2`` for ``z < 0``, ``1 - e^(-z) / 2`` otherwise.", _standard_cdf),
+    logcdf=("``z - log 2`` for ``z < 0``, ``log1p(-e^(-z) / 2)`` otherwise.", _standard_logcdf),
+    symmetric=True,
+)

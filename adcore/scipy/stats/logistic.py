@@ -9,41 +9,19 @@ the result has their floating dtype; NaN where ``scale <= 0``.
 
 from ...numpy import wrapper as anp
 from ..special import expit, log_expit
-from ._util import positive, standardized, valid
+from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
-
-def logpdf(x, loc=0.0, scale=1.0):
-    """``log_expit(z) + log_expit(-z) - log(scale)`` (smooth at 0, unlike the ``|z|`` form)."""
-    z, scale = standardized(x, loc, scale)
-    return valid(anp.subtract(anp.add(log_expit(z), log_expit(anp.negative(z))), anp.log(scale)), positive(scale))
-
-
-def pdf(x, loc=0.0, scale=1.0):
-    """``exp(logpdf(x, loc, scale))``."""
-    return anp.exp(logpdf(x, loc, scale))
-
-
-def cdf(x, loc=0.0, scale=1.0):
-    """``expit(z)``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(expit(z), positive(scale))
-
-
-def logcdf(x, loc=0.0, scale=1.0):
-    """``log_expit(z)``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(log_expit(z), positive(scale))
-
-
-def sf(x, loc=0.0, scale=1.0):
-    """``expit(-z)``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(expit(anp.negative(z)), positive(scale))
-
-
-def logsf(x, loc=0.0, scale=1.0):
-    """``log_expit(-z)``."""
-    z, scale = standardized(x, loc, scale)
-    return valid(log_expit(anp.negative(z)), positive(scale))
+logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
+    __name__,
+    logpdf=(
+        "``log_expit(z) + log_expit(-z) - log(scale)`` (smooth at 0, unlike the ``|z|`` form).",
+        lambda z: anp.add(log_expit(z), log_expit(anp.negative(z))),
+    ),
+    cdf=("``expit(z)``.", expit),
+    logcdf=("``log_expit(z)``.", log_expit),
+    sf="``expit(-z)``.",
+    logsf="``log_expit(-z)``.",
+    symmetric=True,
+)

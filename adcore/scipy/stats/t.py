@@ -19,24 +19,16 @@ import math
 
 from ...numpy import wrapper as anp
 from ..special import betainc, gammaln
-from ._util import positive, standardized, valid
+from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
-def logpdf(x, df, loc=0.0, scale=1.0):
-    """``log Γ((df+1)/2) - log Γ(df/2) - log √(df π) - log(scale) - (df+1)/2 log(1 + z²/df)``."""
-    z, scale, df = standardized(x, loc, scale, df)
+def _standard_logpdf(z, df):
     half_df_plus = anp.multiply(anp.add(df, 1.0), 0.5)
     log_norm = anp.subtract(gammaln(half_df_plus), gammaln(anp.multiply(df, 0.5)))
-    log_norm = anp.subtract(log_norm, anp.add(anp.multiply(anp.log(anp.multiply(df, math.pi)), 0.5), anp.log(scale)))
-    log_kernel = anp.multiply(half_df_plus, anp.log1p(anp.divide(anp.square(z), df)))
-    return valid(anp.subtract(log_norm, log_kernel), positive(df), positive(scale))
-
-
-def pdf(x, df, loc=0.0, scale=1.0):
-    """``exp(logpdf(x, df, loc, scale))``."""
-    return anp.exp(logpdf(x, df, loc, scale))
+    log_norm = anp.subtract(log_norm, anp.multiply(anp.log(anp.multiply(df, math.pi)), 0.5))
+    return anp.subtract(log_norm, anp.multiply(half_df_plus, anp.log1p(anp.divide(anp.square(z), df))))
 
 
 def _standard_cdf(z, df):
@@ -49,23 +41,14 @@ def _standard_cdf(z, df):
     return anp.where(anp.less(z, 0), lower, 1.0 - upper)
 
 
-def cdf(x, df, loc=0.0, scale=1.0):
-    """``F(z)``, ``z = (x - loc) / scale``, through ``special.betainc``."""
-    z, scale, df = standardized(x, loc, scale, df)
-    return valid(_standard_cdf(z, df), positive(df), positive(scale))
-
-
-def logcdf(x, df, loc=0.0, scale=1.0):
-    """``log(cdf(x, df, loc, scale))``."""
-    return anp.log(cdf(x, df, loc, scale))
-
-
-def sf(x, df, loc=0.0, scale=1.0):
-    """``1 - F(z) = F(-z)``, accurate in the upper tail."""
-    z, scale, df = standardized(x, loc, scale, df)
-    return valid(_standard_cdf(anp.negative(z), df), positive(df), positive(scale))
-
-
-def logsf(x, df, loc=0.0, scale=1.0):
-    """``log(sf(x, df, loc, scale))``."""
-    return anp.log(sf(x, df, loc, scale))
+logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
+    __name__,
+    "df",
+    logpdf=(
+        "``log Γ((df+1)/2) - log Γ(df/2) - log √(df π) - log(scale) - (df+1)/2 log(1 + z²/df)``.",
+        _standard_logpdf,
+    ),
+    cdf=("``F(z)``, ``z = (x - loc) / scale``, through ``special.betainc``.", _standard_cdf),
+    sf="``1 - F(z) = F(-z)``, accurate in the upper tail.",
+    symmetric=True,
+)

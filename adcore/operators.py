@@ -23,7 +23,7 @@ from backends import array_backend, recording_paused
 from . import numpy as anp
 # importing builtins registers tuple/list/dict boxes and joins returned containers
 from .builtins import ContainerVSpace, build_container
-from .compat import autograd_alias_installed
+from .core import autograd_alias_installed
 from .core import (
     RuleNotDefined,
     VJPNode,

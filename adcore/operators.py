@@ -24,7 +24,7 @@ from . import numpy as anp
 
 # importing builtins registers tuple/list/dict boxes and joins returned containers
 from .builtins import ContainerVSpace, build_container
-from .compat import autograd_alias_installed
+from .core import autograd_alias_installed
 from .core import (
     RuleNotDefined,
     VJPNode,

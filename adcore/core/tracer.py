@@ -12,6 +12,7 @@ This module imports no array library.
 
 import gc
 import itertools
+import sys
 import threading
 import warnings
 from .wrapping import wraps
@@ -143,6 +144,14 @@ class Box:
 def new_box(value, trace_id, node):
     box_type = Box.type_mappings.get(type(value)) or Box.type_mappings.of(value)
     return box_type(value, trace_id, node)
+
+
+def autograd_alias_installed():
+    """Whether the autograd alias serves ``import autograd`` (``adcore.compat.autograd.install``), for the
+    few behaviours that follow autograd's there; read from ``sys.modules``, so the outermost layer is never
+    imported to tell (nothing of adcore imports ``adcore.compat``, see ``layers.json``)."""
+    alias = sys.modules.get("adcore.compat.autograd")
+    return alias is not None and alias.installed()
 
 
 def isbox(x):

@@ -5,7 +5,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
 
-from ..compat import autograd_alias_installed
+from ..core import autograd_alias_installed
 from ..core import Box, fingerprints, getval, isbox, snapshots
 from ..core.constants import immutable_types
 from . import signatures as np_signatures

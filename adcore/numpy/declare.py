@@ -230,17 +230,45 @@ def dispatched(name, api_name):
     return call
 
 
+# ---- the dtype query the chain rule asks (re-exported by ``adcore.numpy.wrapper``) ----
+
+
+@notrace_primitive
+def iscomplexobj(x):
+    """Whether ``x`` has a complex dtype (Python ``complex`` included)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return isinstance(x, complex)
+    iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
+    return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
+
+
+#: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
+#: libraries are never compared); asked of the backend once per dtype and kind.
+_dtype_kinds = {}
+
+
+def _is_dtype_kind(backend, dtype, kind):
+    """``backend.isdtype(dtype, kind)``, cached in ``_dtype_kinds``."""
+    key = (type(dtype), dtype, kind)
+    result = _dtype_kinds.get(key)
+    if result is None:
+        result = _dtype_kinds[key] = bool(backend.isdtype(dtype, kind))
+    return result
+
+
 # ---- the chain rule's helpers, named after what they undo ----
 
 
 def metadata(x):
     """What a VJP keeps of an argument instead of the argument: its shape, its dtype (None for a
     Python scalar, whose cotangent keeps the output's dtype) and whether it is complex."""
+    raw = getval(x)
+    if hasattr(raw, "shape"):
+        return tuple(raw.shape), getattr(raw, "dtype", None), iscomplexobj.fun(raw)
     from . import wrapper as anp  # at call time: wrapper imports this module
 
-    raw = getval(x)
-    shape = tuple(raw.shape) if hasattr(raw, "shape") else anp.shape(raw)
-    return shape, getattr(raw, "dtype", None), anp.iscomplexobj.fun(raw)
+    return anp.shape(raw), getattr(raw, "dtype", None), iscomplexobj.fun(raw)
 
 
 def unbroadcast(g, meta):
@@ -255,9 +283,9 @@ def unbroadcast(g, meta):
         return g  # already in the argument's space (the common case: nothing was broadcast)
     from . import wrapper as anp  # at call time: wrapper imports this module
 
-    if not x_complex and anp.iscomplexobj(g):
+    if not x_complex and iscomplexobj(g):
         g = anp.real(g)
-    elif x_complex and x_dtype is None and not anp.iscomplexobj(g):
+    elif x_complex and x_dtype is None and not iscomplexobj(g):
         g = anp.add(g, 0j)  # a Python complex's cotangent is complex, of the output's precision
     g_shape = anp.shape(g)
     if g_shape[batch:] != x_shape:
@@ -286,9 +314,7 @@ def same_space(x, ans):
     scalar ``x`` has no dtype, so only the shape and complexness must agree)."""
     x_dtype = getattr(x, "dtype", None)
     if x_dtype is None:
-        from . import wrapper as anp  # at call time: wrapper imports this module
-
-        return not getattr(ans, "shape", ()) and (isinstance(x, complex) or not anp.iscomplexobj(ans))
+        return not getattr(ans, "shape", ()) and (isinstance(x, complex) or not iscomplexobj(ans))
     ans_dtype = getattr(ans, "dtype", None)
     return type(x_dtype) is type(ans_dtype) and x_dtype == ans_dtype and x.shape == ans.shape
 
@@ -303,7 +329,7 @@ def broadcast(g, ans):
 
     if not hasattr(raw, "shape"):
         return anp.multiply(g, anp.ones_like(ans))
-    if anp.iscomplexobj(g) and not anp.iscomplexobj(ans):
+    if iscomplexobj(g) and not iscomplexobj(ans):
         g = anp.real(g)
     ans_shape = anp.shape(ans)
     if anp.shape(g) != ans_shape:

@@ -14,7 +14,7 @@ import math
 from backends import backend_of
 
 from ..core import getval
-from .declare import broadcast, elementwise, times_partial, zero_derivative, zero_where_masked
+from .declare import broadcast, elementwise, iscomplexobj, times_partial, zero_derivative, zero_where_masked
 
 __all__ = """negative abs absolute exp log log1p expm1 sqrt square sin cos tan sinh cosh tanh arcsin arccos arctan
 arcsinh arccosh arctanh log2 log10 reciprocal real imag conj conjugate add subtract multiply divide true_divide power
@@ -51,9 +51,8 @@ def one_minus_square(x):
 
 def inverse_hypot_one(x):
     """``1 / sqrt(x**2 + 1)`` through ``hypot``, which does not overflow for |x| > 1e154."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
 
-    if anp.iscomplexobj(x):
+    if iscomplexobj(x):
         return 1.0 / sqrt(square(x) + 1.0)
     return 1.0 / hypot(x, 1.0)
 
@@ -62,35 +61,30 @@ def sech_squared(ans, x):
     """``tanh'``: ``1 / cosh(x)**2`` (``_sech_squared``), to full precision in both tails, where
     ``1 - tanh(x)**2`` is 0 once ``tanh`` rounds to 1 (|x| > 19 in float64, 9 in float32); ``1 - ans**2``
     for complex ``x``, where ``cosh`` overflows to NaN."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
 
-    if anp.iscomplexobj(x):
+    if iscomplexobj(x):
         return 1.0 - square(ans)
     return _sech_squared(x)
 
 
 def jvp_tanh(g, ans, x):
     """``g sech(x)**2`` by one primitive, ``_tanh_tangent`` (``g (1 - ans**2)`` for complex ``x``, see :func:`sech_squared`)."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
 
-    if anp.iscomplexobj(x):
+    if iscomplexobj(x):
         return broadcast(times_partial(g, 1.0 - square(ans)), ans)
     return broadcast(_tanh_tangent(g, x), ans)
 
 
 def vjp_abs(g, ans, x):
     """``g * conj(x) / |x|`` (``g * sign(x)`` for real ``x``), and 0 at ``x = 0`` (autograd's convention)."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
 
-    if not anp.iscomplexobj(x):
+    if not iscomplexobj(x):
         return multiply(g, sign(x))
     return multiply(g, conj(x)) / replace_zero(ans, 1.0)
 
 
 def jvp_abs(g, ans, x):
-    from . import wrapper as anp  # at call time: wrapper imports this module
-
-    if not anp.iscomplexobj(x):
+    if not iscomplexobj(x):
         return multiply(g, sign(x))
     return real(multiply(g, conj(x))) / replace_zero(ans, 1.0)
 

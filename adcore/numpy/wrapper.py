@@ -18,6 +18,7 @@ from backends import backend_of, default_backend
 from ..builtins import container
 from ..core import getval, isbox, notrace_primitive, primitive
 from ..core.wrapping import wraps
+from .declare import _dtype_kinds, _is_dtype_kind, iscomplexobj  # noqa: F401 - re-exported
 from .elementwise import (  # noqa: F401 - the elementwise family, re-exported (the chain rule's own too)
     _owned_copy,
     _sech_squared,
@@ -1143,30 +1144,6 @@ def astype(x, dtype):
 
 # ---- complex numbers ----
 
-
-
-@notrace_primitive
-def iscomplexobj(x):
-    """Whether ``x`` has a complex dtype (Python ``complex`` included)."""
-    dtype = getattr(x, "dtype", None)
-    if dtype is None:
-        return isinstance(x, complex)
-    iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
-    return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
-
-
-#: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
-#: libraries are never compared); asked of the backend once per dtype and kind.
-_dtype_kinds = {}
-
-
-def _is_dtype_kind(backend, dtype, kind):
-    """``backend.isdtype(dtype, kind)``, cached in ``_dtype_kinds``."""
-    key = (type(dtype), dtype, kind)
-    result = _dtype_kinds.get(key)
-    if result is None:
-        result = _dtype_kinds[key] = bool(backend.isdtype(dtype, kind))
-    return result
 
 
 # ---- non-differentiable functions (derivative zero where it exists, or no array output) ----

@@ -296,6 +296,15 @@ class Backend:
         squares = self.real(self.multiply(x, self.conj(x))) if self.isdtype(x.dtype, "complex floating") else self.multiply(x, x)
         return self.sqrt(self.sum(squares, axis=axes, keepdims=keepdims))
 
+    def two_norm_vjp(self, g, ans, x, axes, keepdims):
+        """The cotangent of ``x`` from the cotangent ``g`` of ``ans = two_norm(x, axes, keepdims)``, none of them
+        traced: ``g * conj(x) / ans``, 0 where ``ans`` is 0 (the subgradient), ``g`` broadcast over ``axes``."""
+        zero = self.equal(ans, 0.0)
+        scale = self.where(zero, 0.0, self.divide(g, self.where(zero, 1.0, ans)))
+        if axes and not keepdims:
+            scale = self.reshape(scale, tuple(1 if axis in axes else n for axis, n in enumerate(x.shape)))
+        return self.multiply(scale, self.conj(x) if self.isdtype(x.dtype, "complex floating") else x)
+
     def linalg_norm(self, x, ord, axis, keepdims):
         """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
         where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``)."""

@@ -58,7 +58,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of
 
-from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
+from ..core import defjvp, defvjp, getval, isbox, notrace_primitive, primitive
 from . import wrapper as anp
 from .rules import broadcast, metadata, unbroadcast
 
@@ -999,8 +999,14 @@ def grad_two_norm(ans, x, axes, keepdims):
     """``g * conj(x) / |x|`` (autograd's convention for the cotangent of a real function of complex ``x``, as
     ``abs``'s), 0 where the norm is 0: the subgradient 0, every higher derivative there 0 too (the
     reciprocal is where-safe)."""
-    scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
-    return lambda g: anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+
+    def vjp(g):
+        if not (isbox(g) or isbox(ans) or isbox(x)):  # a first-order derivative: on the backend, no primitive call
+            return backend_of(x, g, op="norm").two_norm_vjp(g, ans, x, axes, keepdims)
+        scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
+        return anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+
+    return vjp
 
 
 def jvp_two_norm(t, ans, x, axes, keepdims):

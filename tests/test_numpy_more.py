@@ -421,6 +421,7 @@ NEW_ARRAY_CASES = {
     "meshgrid sparse": lambda np, v, m: np.meshgrid(v, v, sparse=True)[1],
     "choose one choice": lambda np, v, m: np.choose([0, 0, 0], [v]),
     "select": lambda np, v, m: np.select([v > -1], [v]),
+    "matrix_power 0": lambda np, v, m: np.linalg.matrix_power(m, 0),
 }
 
 

@@ -482,7 +482,7 @@ def matrix_power(a, n):
         raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}") from None
     shape = _square_matrix_shape(a, "matrix_power")
     if n == 0:
-        return anp.broadcast_to(anp.eye_like(a), shape)
+        return anp._own_array(anp.broadcast_to(anp.eye_like(a), shape))
     if n < 0:
         a, n = inv(a), -n
     result = None

@@ -826,8 +826,8 @@ def dsplit(ary, indices_or_sections):
 
 def _own_array(x):
     """``x``, copied where it is an untraced read-only array: a broadcast view, reshaped, where NumPy's function
-    (``repeat``, ``tile``, ``meshgrid``, ``choose``, ``select``) returns an array of its own, which its caller may
-    write into. A traced value is immutable and kept."""
+    (``repeat``, ``tile``, ``meshgrid``, ``choose``, ``select``, ``linalg.matrix_power`` to the power 0)
+    returns an array of its own, which its caller may write into. A traced value is immutable and kept."""
     flags = None if isbox(x) else getattr(x, "flags", None)
     return array(x) if not getattr(flags, "writeable", True) else x
 

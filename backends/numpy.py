@@ -59,6 +59,13 @@ class NumPyBackend(Backend):
             return numpy.sqrt(numpy.dot(flat, flat))
         return super().two_norm(x, axes, keepdims)
 
+    def two_norm_vjp(self, g, ans, x, axes, keepdims):
+        """As ``Backend.two_norm_vjp``; the norm of a whole real ``ndarray`` (a scalar, not 0) as ``x * (g / ans)``,
+        the same two operations without the masks and reshape."""
+        if type(x) is numpy.ndarray and x.dtype.kind == "f" and not numpy.ndim(ans) and ans != 0:
+            return x * (g / ans)
+        return super().two_norm_vjp(g, ans, x, axes, keepdims)
+
     def linalg_norm(self, x, ord, axis, keepdims):
         """``numpy.linalg.norm`` for an ``ndarray`` of float32, float64, complex64 or complex128 (NumPy's own
         dtypes for it: narrower floats are summed in float32 by adcore, integers made floats), else None (also

@@ -301,6 +301,36 @@ class Backend:
         squares = self.real(self.multiply(x, self.conj(x))) if self.isdtype(x.dtype, "complex floating") else self.multiply(x, x)
         return self.sqrt(self.sum(squares, axis=axes, keepdims=keepdims))
 
+    def p_norm(self, x, axes, keepdims, p):
+        """``sum(|x|**p) ** (1/p)`` over ``axes`` (a tuple of non-negative ints) for a real ``p > 0``: the vector
+        ``p``-norm, real, of ``x``'s real dtype."""
+        return self.sum(self.abs(x) ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
+
+    def _kept(self, value, x, axes, keepdims):
+        """``value``, reduced over ``axes`` of ``x``, with those axes back as size 1."""
+        if axes and not keepdims:
+            return self.reshape(value, tuple(1 if axis in axes else n for axis, n in enumerate(x.shape)))
+        return value
+
+    def _direction(self, x):
+        return self.conj(x) if self.isdtype(x.dtype, "complex floating") else x
+
+    def two_norm_vjp(self, g, ans, x, axes, keepdims):
+        """The cotangent of ``x`` from the cotangent ``g`` of ``ans = two_norm(x, axes, keepdims)``, none of them
+        traced: ``g * conj(x) / ans``, 0 where ``ans`` is 0 (the subgradient), ``g`` broadcast over ``axes``."""
+        zero = self.equal(ans, 0.0)
+        scale = self.where(zero, 0.0, self.divide(g, self.where(zero, 1.0, ans)))
+        return self.multiply(self._kept(scale, x, axes, keepdims), self._direction(x))
+
+    def p_norm_partial(self, ans, x, axes, keepdims, p):
+        """The partial derivative of ``ans = p_norm(x, axes, keepdims, p)`` in ``x``, neither traced:
+        ``conj(x) |x|**(p-2) / ans**(p-1)``, 0 at the entries equal to 0 and where ``ans`` is 0."""
+        magnitude = self.abs(x)
+        zero = self.equal(magnitude, 0.0)
+        safe = self.where(zero, 1.0, magnitude)
+        ratio = safe / self._kept(self.where(self.equal(ans, 0.0), 1.0, ans), x, axes, keepdims)  # ans 0: x 0
+        return self.multiply(self.where(zero, 0.0, ratio ** (p - 1.0) / safe), self._direction(x))
+
     def linalg_norm(self, x, ord, axis, keepdims):
         """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
         where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``)."""

@@ -62,17 +62,46 @@ class NumPyBackend(Backend):
             return numpy.sum(x * x, axis=axes, keepdims=keepdims) ** 0.5
         return super().two_norm(x, axes, keepdims)
 
+    @staticmethod
+    def _real_vector_norm(x, ord):
+        """The ``ord``-norm (1, 0, inf or -inf) of a non-empty real vector, as ``numpy.linalg.norm`` reduces it."""
+        if ord == 1:
+            return numpy.add.reduce(numpy.abs(x), axis=0)
+        if ord == 0:
+            return numpy.add.reduce((x != 0).astype(x.dtype), axis=0)
+        return numpy.maximum.reduce(numpy.abs(x), axis=0, initial=0) if ord > 0 else numpy.minimum.reduce(numpy.abs(x), axis=0)
+
+    def two_norm_vjp(self, g, ans, x, axes, keepdims):
+        """As ``Backend.two_norm_vjp``; the norm of a whole real ``ndarray`` (a scalar, not 0) as ``x * (g / ans)``,
+        the same two operations without the masks and reshape."""
+        if type(x) is numpy.ndarray and x.dtype.kind == "f" and not numpy.ndim(ans) and ans != 0:
+            return x * (g / ans)
+        return super().two_norm_vjp(g, ans, x, axes, keepdims)
+
     def linalg_norm(self, x, ord, axis, keepdims):
         """``numpy.linalg.norm`` for an ``ndarray`` of float32, float64, complex64 or complex128 (NumPy's own
         dtypes for it: narrower floats are summed in float32 by adcore, integers made floats), else None (also
         where NumPy raises). The 2-norm of a whole real array is computed as NumPy's function computes it
-        (``sqrt(dot(x, x))`` of the flattened array) without its Python layers, most of a small norm's time."""
+        (``sqrt(dot(x, x))`` of the flattened array) without its Python layers, most of a small norm's time; so
+        are the 2-norms along one axis of a real array, the vector norms of order 1, 0 and +-inf of a real vector,
+        and the matrix norms of order +-1 and +-inf of a real matrix (the same reductions as NumPy's, in its order)."""
         if type(x) is not numpy.ndarray or x.dtype.char not in "fdFD":
             return None
         whole = ord is None or (ord == 2 and x.ndim == 1) or (ord in ("fro", "f") and x.ndim == 2)
         if whole and axis is None and not keepdims and x.dtype.char in "fd":
             flat = x.ravel(order="K")
             return numpy.sqrt(flat.dot(flat))
+        if type(axis) is int and ord in (None, 2) and x.dtype.char in "fd":  # NumPy's sqrt(sum(conj(x) x)) along it
+            try:
+                return numpy.sqrt(numpy.add.reduce(x * x, axis=axis, keepdims=keepdims))
+            except ValueError:  # an axis out of bounds: adcore's composition raises, with adcore's message
+                return None
+        if axis is None and not keepdims and x.dtype.char in "fd" and x.size and not isinstance(ord, str):
+            if x.ndim == 1 and ord in (1, 0, numpy.inf, -numpy.inf):
+                return self._real_vector_norm(x, ord)
+            if x.ndim == 2 and ord in (1, -1, numpy.inf, -numpy.inf):
+                sums = numpy.add.reduce(numpy.abs(x), axis=0 if ord in (1, -1) else 1)
+                return numpy.maximum.reduce(sums, axis=0, initial=0) if ord > 0 else numpy.minimum.reduce(sums, axis=0)
         try:
             return numpy.linalg.norm(x, ord, axis, keepdims)
         except (ValueError, TypeError):  # adcore's composition raises, with adcore's message

@@ -5,7 +5,9 @@ and small-array chains (``overhead``); c an MLP gradient in float64 and
 float32 (``mlp``); d a large elementwise gradient, time and memory
 (``elementwise``); e a Hessian-vector product and f full Jacobians
 (``curvature``); g a long recurrence, linearity and memory (``overhead``); h
-training a digits classifier to a fixed accuracy (``digits``). Each is timed
+training a digits classifier to a fixed accuracy (``digits``); i a full Hessian
+(``curvature``); k a deep network (``mlp``); n ``linalg.norm``'s variants, their gradients against
+autograd's and their values against NumPy's (``norms``). Each is timed
 for adcore, the hand-written derivative and each installed peer (``peers``),
 side by side (``timing``), after every derivative is checked against the
 hand-written one (``suite``), with the thread pools of every numerical library

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import backends
 
-from . import batching, curvature, digits, elementwise, mlp, overhead, report
+from . import batching, curvature, digits, elementwise, mlp, norms, overhead, report
 from .peers import PEER_NAMES, load_peers
 from .suite import FULL, QUICK, Context
 from .threads import ThreadPins
@@ -36,6 +36,7 @@ WORKLOADS = {
     "h": ("digits", lambda ctx, done: [digits.digits_classifier(ctx)]),
     "i": ("hessian", lambda ctx, done: [curvature.full_hessian(ctx)]),
     "k": ("deep-network", lambda ctx, done: [mlp.deep_network(ctx)]),
+    "n": ("norm", lambda ctx, done: [norms.norms(ctx)]),
     "v": ("vmap", lambda ctx, done: [batching.per_example_gradients(ctx), batching.per_example_hvps(ctx)]),
 }
 BY_NAME = {name: letter for letter, (name, _) in WORKLOADS.items()}

@@ -37,8 +37,8 @@ class Settings:
     warmup: int
 
 
-FULL = Settings(quick=False, repeats={"a": 9, "b": 9, "c": 9, "d": 3, "e": 15, "f": 9, "g": 3, "h": 3, "i": 9, "k": 9, "v": 5}, warmup=1)
-QUICK = Settings(quick=True, repeats={"a": 3, "b": 3, "c": 3, "d": 3, "e": 3, "f": 3, "g": 3, "h": 1, "i": 3, "k": 3, "v": 3}, warmup=1)
+FULL = Settings(quick=False, repeats={"a": 9, "b": 9, "c": 9, "d": 3, "e": 15, "f": 9, "g": 3, "h": 3, "i": 9, "k": 9, "n": 9, "v": 5}, warmup=1)
+QUICK = Settings(quick=True, repeats={"a": 3, "b": 3, "c": 3, "d": 3, "e": 3, "f": 3, "g": 3, "h": 1, "i": 3, "k": 3, "n": 3, "v": 3}, warmup=1)
 
 
 class WrongDerivative(AssertionError):

@@ -14,7 +14,7 @@ import numpy
 import pytest
 
 import adcore
-from benchmarks import batching, curvature, digits, elementwise, mlp, overhead, peers, readme, report
+from benchmarks import batching, curvature, digits, elementwise, mlp, norms, overhead, peers, readme, report
 from benchmarks.__main__ import main, parse_args
 from benchmarks.threads import ThreadPins
 
@@ -120,6 +120,32 @@ def test_per_example_hand_derivatives_match_finite_differences():
     X, V = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     one_at_a_time = [curvature.tanh_energy_hvp(x, v, A, numpy) for x, v in zip(X, V)]
     numpy.testing.assert_allclose(batching.energy_hvps(X, V, A, numpy), one_at_a_time, rtol=1e-12)
+
+
+def test_norm_hand_gradient_matches_finite_differences():
+    x, A, B = norms.row_inputs(4, seed=6)
+    for index, value in enumerate((x, A, B)):
+
+        def part(v, index=index):
+            inputs = [x, A, B]
+            inputs[index] = v
+            return norms.norm_sum(tuple(inputs), numpy)
+
+        numpy.testing.assert_allclose(norms.norm_sum_grad((x, A, B), numpy)[index], central_gradient(part, value), rtol=1e-6)
+
+
+def test_norm_workload_times_every_variant(small, monkeypatch, tmp_path):
+    monkeypatch.setattr(norms, "ROW_SIZE", 5)
+    monkeypatch.setattr(norms, "SIZES", (4,))
+    monkeypatch.setattr(norms, "CALL_SECONDS", 1e-4)
+    assert main(["--quick", "--only", "norm", "--peers", "autograd", "--json", str(tmp_path / "r.json")]) == 0
+    (workload,) = json.loads((tmp_path / "r.json").read_text())["workloads"]
+    assert workload["id"] == "n" and {"hand-written", "adcore", "autograd"} == workload["contenders"].keys()
+    variants = workload["variants"]
+    assert [entry["variant"] for entry in variants] == [name for name, *_ in norms.VARIANTS]
+    for entry, (_, _, _, autograd_differentiates) in zip(variants, norms.VARIANTS):
+        assert entry["untraced_ratio"] > 0 and (entry["grad_ratio"] is not None) == autograd_differentiates
+    assert "x autograd's gradient" in workload["target"]["value"] and "x NumPy" in workload["target"]["value"]
 
 
 # ---- the MLP loss on every backend ----
@@ -267,7 +293,7 @@ def test_peers_outside_numpy_backend():
 def test_only_takes_letters_and_names():
     assert parse_args(["--only", "h,scalar-chain", "--only", "jacobian"]).only == ["a", "f", "h"]
     assert parse_args(["--only", "hessian,k"]).only == ["i", "k"]
-    assert parse_args([]).only == list("abcdefghikv")
+    assert parse_args([]).only == list("abcdefghiknv")
     with pytest.raises(SystemExit):
         parse_args(["--only", "z"])
     with pytest.raises(SystemExit):

@@ -409,6 +409,38 @@ def test_array_copy_false_refuses_a_copy():
     assert np.array(x, copy=False) is x
 
 
+NEW_ARRAY_CASES = {
+    "repeat a column": lambda np, v, m: np.repeat(v[:, None], 2, 1),
+    "repeat once": lambda np, v, m: np.repeat(v, 1),
+    "repeat a 1 x 1": lambda np, v, m: np.repeat(m[:1, :1], 3, axis=0),
+    "tile a column": lambda np, v, m: np.tile(v[:, None], (1, 2)),
+    "tile once": lambda np, v, m: np.tile(m, (1, 1)),
+    "roll by 0": lambda np, v, m: np.roll(v, 0),
+    "roll by the length": lambda np, v, m: np.roll(m, 2, axis=0),
+    "meshgrid": lambda np, v, m: np.meshgrid(v, v)[0],
+    "meshgrid sparse": lambda np, v, m: np.meshgrid(v, v, sparse=True)[1],
+    "choose one choice": lambda np, v, m: np.choose([0, 0, 0], [v]),
+    "select": lambda np, v, m: np.select([v > -1], [v]),
+    "matrix_power 0": lambda np, v, m: np.linalg.matrix_power(m, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_ARRAY_CASES))
+def test_functions_returning_a_new_array_return_a_writable_one_of_its_own(name):
+    """What a NumPy function returns as a new array can be written into without touching its argument,
+    as a library does with ``out = np.repeat(value[:, None], 2, 1); out[ok] = ...`` (surpyval's bounds):
+    never a read-only broadcast view, nor the argument itself."""
+    make = NEW_ARRAY_CASES[name]
+    v, m = numpy.arange(3.0), numpy.arange(4.0).reshape(2, 2)
+    kept = v.copy(), m.copy()
+    ours, theirs = make(np, v, m), make(numpy, v, m)
+    numpy.testing.assert_array_equal(ours, theirs)
+    assert ours.flags.writeable and not numpy.shares_memory(ours, v) and not numpy.shares_memory(ours, m)
+    ours[...] = -1.0
+    numpy.testing.assert_array_equal(v, kept[0])
+    numpy.testing.assert_array_equal(m, kept[1])
+
+
 def test_writing_functions_refuse_traced_arrays():
     def f(x):
         np.copyto(x, 0.0)

@@ -265,8 +265,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         shapes[0], shapes[1] = (1, -1) + shapes[0][2:], (-1, 1) + shapes[1][2:]
     grids = [anp.reshape(x, s) for x, s in zip(xi, shapes)]
     if sparse:
-        return tuple(grids)
-    return broadcast_arrays(*grids)
+        return tuple(grids) if not copy else tuple(anp.copy(grid) for grid in grids)
+    grids = broadcast_arrays(*grids)
+    return tuple(anp._own_array(grid) for grid in grids) if copy else grids
 
 
 def diagflat(v, k=0):
@@ -378,7 +379,7 @@ def choose(a, choices, out=None, mode="raise"):
     result = choices[0]
     for k in range(1, n):
         result = anp.where(a == k, choices[k], result)
-    return anp.broadcast_to(result, _np.broadcast_shapes(anp.shape(a), *(anp.shape(c) for c in choices)))
+    return anp._own_array(anp.broadcast_to(result, _np.broadcast_shapes(anp.shape(a), *(anp.shape(c) for c in choices))))
 
 
 def select(condlist, choicelist, default=0):
@@ -391,7 +392,7 @@ def select(condlist, choicelist, default=0):
     for condition, choice in reversed(list(zip(condlist, choicelist))):
         result = anp.where(getval(condition), choice, result)
     shape = _np.broadcast_shapes(*(anp.shape(x) for x in (*condlist, *choicelist, default)))
-    return anp.broadcast_to(result, shape)
+    return anp._own_array(anp.broadcast_to(result, shape))
 
 
 def compress(condition, a, axis=None, out=None):

@@ -58,7 +58,7 @@ import numpy as _np
 
 from backends import array_backend, backend_of
 
-from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
+from ..core import defjvp, defvjp, getval, isbox, notrace_primitive, primitive
 from . import wrapper as anp
 from .declare import broadcast, metadata, unbroadcast
 
@@ -482,7 +482,7 @@ def matrix_power(a, n):
         raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}") from None
     shape = _square_matrix_shape(a, "matrix_power")
     if n == 0:
-        return anp.broadcast_to(anp.eye_like(a), shape)
+        return anp._own_array(anp.broadcast_to(anp.eye_like(a), shape))
     if n < 0:
         a, n = inv(a), -n
     result = None
@@ -999,8 +999,14 @@ def grad_two_norm(ans, x, axes, keepdims):
     """``g * conj(x) / |x|`` (autograd's convention for the cotangent of a real function of complex ``x``, as
     ``abs``'s), 0 where the norm is 0: the subgradient 0, every higher derivative there 0 too (the
     reciprocal is where-safe)."""
-    scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
-    return lambda g: anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+
+    def vjp(g):
+        if not (isbox(g) or isbox(ans) or isbox(x)):  # a first-order derivative: on the backend, no primitive call
+            return backend_of(x, g, op="norm").two_norm_vjp(g, ans, x, axes, keepdims)
+        scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
+        return anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+
+    return vjp
 
 
 def jvp_two_norm(t, ans, x, axes, keepdims):
@@ -1012,10 +1018,41 @@ defvjp(_two_norm, grad_two_norm)
 defjvp(_two_norm, jvp_two_norm)
 
 
-def _safe_root(s, p):
-    """``s ** (1 / p)`` for ``s >= 0``, where-safe at ``s = 0`` (value and derivatives 0) for ``p > 0``."""
-    zero = s == 0.0
-    return anp.where(zero, 0.0, anp.power(anp.where(zero, 1.0, s), 1.0 / p))
+@primitive
+def _p_norm(x, axes, keepdims, p):
+    """``sum(|x|**p) ** (1/p)`` over ``axes`` (a tuple of non-negative ints) for a real ``p > 0`` other than 1
+    and 2: the vector ``p``-norm, one primitive (``Backend.p_norm``) with the rules below."""
+    return backend_of(x, op="norm").p_norm(x, axes, keepdims, p)
+
+
+def _p_norm_factor(ans, x, axes, keepdims, p):
+    """``(|x| / ans)**(p - 1) / |x|``, 0 where ``x`` is 0 (entry 0 contributes 0, as in the norm's value; the
+    norm 0 has the subgradient 0): the partial derivative of the ``p``-norm in ``x`` is ``conj(x)`` times it."""
+    magnitude = anp.abs(x)
+    zero = magnitude == 0.0
+    safe = anp.where(zero, 1.0, magnitude)
+    ratio = anp.divide(safe, _kept_axes(anp.where(ans == 0.0, 1.0, ans), axes, keepdims))  # ans 0: every x 0
+    return anp.where(zero, 0.0, anp.divide(anp.power(ratio, p - 1.0), safe))
+
+
+def grad_p_norm(ans, x, axes, keepdims, p):
+    """``g * conj(x) * |x|**(p-2) / |x|_p**(p-1)`` (autograd's convention for a real function of complex ``x``),
+    0 at the entries equal to 0 and where the norm is 0."""
+    if isbox(ans) or isbox(x):
+        factor = anp.multiply(_p_norm_factor(ans, x, axes, keepdims, p), anp.conj(x) if anp.iscomplexobj(x) else x)
+    else:  # constant in g: computed on the backend, no primitive call
+        factor = backend_of(x, op="norm").p_norm_partial(ans, x, axes, keepdims, p)
+    return lambda g: anp.multiply(_kept_axes(g, axes, keepdims), factor)
+
+
+def jvp_p_norm(t, ans, x, axes, keepdims, p):
+    """``sum(Re(conj(x) t) |x|**(p-2)) / |x|_p**(p-1)``, with the zeros of :func:`grad_p_norm`."""
+    inner = anp.real(anp.multiply(anp.conj(x), t)) if anp.iscomplexobj(x) or anp.iscomplexobj(t) else anp.multiply(x, t)
+    return anp.sum(anp.multiply(inner, _p_norm_factor(ans, x, axes, keepdims, p)), axis=axes, keepdims=keepdims)
+
+
+defvjp(_p_norm, grad_p_norm)
+defjvp(_p_norm, jvp_p_norm)
 
 
 def _real_dtype(x):
@@ -1066,12 +1103,9 @@ def _vector_norm(x, axes, keepdims, ord):
         return anp.sum(anp.astype(anp.not_equal(x, 0.0), _real_dtype(x)), axis=axes, keepdims=keepdims)
     if not isinstance(ord, numbers.Real) or math.isnan(ord):
         raise ValueError(f"vector_norm: invalid norm order {ord!r} for vectors")
-    magnitude = anp.abs(x)
     if ord < 0:
-        return anp.power(anp.sum(anp.power(magnitude, float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord)
-    zero = magnitude == 0.0
-    powered = anp.where(zero, 0.0, anp.power(anp.where(zero, 1.0, magnitude), float(ord)))
-    return _safe_root(anp.sum(powered, axis=axes, keepdims=keepdims), float(ord))
+        return anp.power(anp.sum(anp.power(anp.abs(x), float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord)
+    return _p_norm(x, axes, keepdims, float(ord))
 
 
 @anp.array_like("x")

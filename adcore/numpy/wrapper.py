@@ -756,6 +756,14 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, axis=2)
 
 
+def _own_array(x):
+    """``x``, copied where it is an untraced read-only array: a broadcast view, reshaped, where NumPy's function
+    (``repeat``, ``tile``, ``meshgrid``, ``choose``, ``select``, ``linalg.matrix_power`` to the power 0)
+    returns an array of its own, which its caller may write into. A traced value is immutable and kept."""
+    flags = None if isbox(x) else getattr(x, "flags", None)
+    return array(x) if not getattr(flags, "writeable", True) else x
+
+
 def tile(A, reps):
     """``A`` repeated ``reps`` times along each axis, as one reshape of a broadcast (so the VJP is a sum)."""
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
@@ -765,7 +773,7 @@ def tile(A, reps):
     interleaved = [d for size_ in a_shape for d in (1, size_)]
     target = [d for rep, size_ in zip(reps, a_shape) for d in (rep, size_)]
     tiled = broadcast_to(reshape(A, tuple(interleaved)), tuple(target))
-    return reshape(tiled, tuple(rep * size_ for rep, size_ in zip(reps, a_shape)))
+    return _own_array(reshape(tiled, tuple(rep * size_ for rep, size_ in zip(reps, a_shape))))
 
 
 @array_like("a")
@@ -782,7 +790,7 @@ def repeat(a, repeats, axis=None):
         return concatenate(pieces, axis=axis)
     a_shape = shape(a)
     expanded = broadcast_to(expand_dims(a, axis + 1), a_shape[: axis + 1] + (repeats,) + a_shape[axis + 1 :])
-    return reshape(expanded, a_shape[:axis] + (a_shape[axis] * repeats,) + a_shape[axis + 1 :])
+    return _own_array(reshape(expanded, a_shape[:axis] + (a_shape[axis] * repeats,) + a_shape[axis + 1 :]))
 
 
 def roll(a, shift, axis=None):
@@ -798,7 +806,7 @@ def roll(a, shift, axis=None):
     axis = _normalize_axis(axis, n)
     k = shift % shape(a)[axis] if shape(a)[axis] else 0
     if k == 0:
-        return a
+        return copy(a)  # a new array, as NumPy's (never the argument itself)
     return concatenate([a[_along(axis, slice(-k, None), n)], a[_along(axis, slice(None, -k), n)]], axis=axis)
 
 

@@ -1003,8 +1003,10 @@ def grad_two_norm(ans, x, axes, keepdims):
     def vjp(g):
         if not (isbox(g) or isbox(ans) or isbox(x)):  # a first-order derivative: on the backend, no primitive call
             return backend_of(x, g, op="norm").two_norm_vjp(g, ans, x, axes, keepdims)
-        scale, direction = _reciprocal_or_zero(ans), anp.conj(x) if anp.iscomplexobj(x) else x
-        return anp.multiply(_kept_axes(anp.multiply(g, scale), axes, keepdims), direction)
+        zero = anp.equal(ans, 0.0)  # g / ans as the backend's first-order path divides, so a replay rounds as it
+        scale = anp.where(zero, 0.0, anp.divide(g, anp.where(zero, 1.0, ans)))
+        direction = anp.conj(x) if anp.iscomplexobj(x) else x
+        return anp.multiply(_kept_axes(scale, axes, keepdims), direction)
 
     return vjp
 

@@ -49,7 +49,7 @@ from .core.forward import TapeNode, has_jvps, tape_jvp, tape_order
 from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
-from .numpy.wrapper import _is_dtype_kind
+from .numpy.declare import _is_dtype_kind
 from .vmap import batched_rows
 
 __all__ = [

@@ -287,10 +287,13 @@ class Backend:
         Either may be a Python or NumPy scalar (tested in Python: an array made of it would be on the default device)."""
         a, b = (v.item() if isinstance(v, numpy.generic) else v for v in (a, b))
         product = self.multiply(a, b) if hasattr(a, "shape") or hasattr(b, "shape") else a * b  # the standard refuses two scalars
-        masks = [self.isnan(b) if hasattr(b, "shape") else b != b, self.equal(a, 0) if hasattr(a, "shape") else a == 0]
-        if not all(m for m in masks if isinstance(m, bool)):
+        nan_b = self.isnan(b) if hasattr(b, "shape") else b != b
+        if nan_b is False:  # a number that is not NaN (negative's -1.0): no mask to compute
             return product
-        arrays = [m for m in masks if not isinstance(m, bool)]
+        masks = [nan_b, self.equal(a, 0) if hasattr(a, "shape") else a == 0]
+        if any(m is False for m in masks):
+            return product
+        arrays = [m for m in masks if m is not True]
         if not arrays:
             return type(product)(0)
         return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
@@ -343,6 +346,15 @@ class Backend:
         costs less than ``cosh``. A Python or NumPy scalar gives a 0-d array (or NumPy scalar)."""
         u = self.exp(self.multiply(self.abs(x), -2.0))
         return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
+
+    #: Whether ``tanh_tangent`` (and any chain-rule product a primitive declares) is one kernel here, so that
+    #: a VJP computes it instead of the partial and a product written into a buffer it owns (CuPy).
+    fuses_chain_products = False
+
+    def tanh_tangent(self, g, x):
+        """``multiply_zero_nan(g, sech_squared(x))`` of real ``x``: the chain rule's product of ``tanh`` (its tangent
+        along ``g``, and its cotangent for ``g``), which a library that fuses kernels computes in one."""
+        return self.multiply_zero_nan(g, self.sech_squared(x))
 
     def multiply_zero_nan_into(self, a, b, out=None):
         """``multiply_zero_nan(a, b)``, written into ``out`` (``a`` by default, or ``b``: an array of this

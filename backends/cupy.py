@@ -59,10 +59,16 @@ SCATTER_ADD_DTYPES = frozenset("int32 int64 uint32 uint64 float16 float32 float6
 KERNELS = {
     "multiply_zero_nan": ("T a, T b", "T product", "product = (isnan(b) && a == T(0)) ? T(0) : a * b"),
     "sech_squared": ("T x", "T y", "T u = exp(-2 * fabs(x)); y = 4 * u / ((1 + u) * (1 + u))"),
+    "tanh_tangent": (
+        "T g, T x",
+        "T y",
+        "T u = exp(-2 * fabs(x)); T s = 4 * u / ((1 + u) * (1 + u)); y = (isnan(s) && g == T(0)) ? T(0) : g * s",
+    ),
 }
 KERNEL_DTYPES = {
     "multiply_zero_nan": frozenset("float32 float64 complex64 complex128".split()),
     "sech_squared": frozenset("float32 float64".split()),
+    "tanh_tangent": frozenset("float32 float64".split()),
 }
 
 
@@ -112,6 +118,13 @@ class CuPyBackend(Backend):
         """As ``Backend.sech_squared``; one kernel for a real floating array (the composition is seven)."""
         kernel = self._kernel("sech_squared", x)
         return super().sech_squared(x) if kernel is None else kernel(x)
+
+    fuses_chain_products = True
+
+    def tanh_tangent(self, g, x):
+        """As ``Backend.tanh_tangent``; one kernel for two real floating arrays of one dtype (the composition is two)."""
+        kernel = self._kernel("tanh_tangent", g, x)
+        return super().tanh_tangent(g, x) if kernel is None else kernel(g, x)
 
     def device(self, x):
         return x.device

@@ -143,6 +143,15 @@ class NumPyBackend(Backend):
             return a
         return numpy.multiply(a, b, out=b)  # a * b, not b * a: complex products round by their order
 
+    def tanh_tangent(self, g, x):
+        """As ``Backend.tanh_tangent``, the product written into ``sech_squared``'s new array where it keeps that
+        array's shape and dtype: one array made, as when the product is written into a cotangent the backward
+        pass owns."""
+        partial = self.sech_squared(x)
+        if type(partial) is numpy.ndarray and type(g) is numpy.ndarray and g.shape == partial.shape and g.dtype == partial.dtype:
+            return self.multiply_zero_nan_into(g, partial, out=partial)
+        return self.multiply_zero_nan(g, partial)
+
     def sech_squared(self, x):
         """As ``Backend.sech_squared``, in the result's buffer, a block of ``SECH_BLOCK`` entries at a time (its
         7 passes then read the cache, and the only other array is one block's ``(1 + u)**2``)."""

@@ -25,7 +25,7 @@ from ..core.tracer import primitive_name
 # ---- the declarations ----
 
 
-def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=None, jvp=None, **facts):
+def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=None, jvp=None, chain=None, **facts):
     """Declare the elementwise primitive ``name``: make it, register its rules, record its facts; returns it.
 
     Parameters
@@ -56,6 +56,10 @@ def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=
     jvp : tuple of callables or "linear", optional
         ``jvp[i](g, ans, *args)``, the contribution of argument ``i`` (None: none); ``"linear"``: the
         primitive applied to the tangent. Given with ``d``, it replaces the product with the partial.
+    chain : callable, optional
+        With ``d`` of one argument: ``chain(g, ans, x)``, the chain rule's product of ``g`` with the partial by
+        one primitive, which the VJP calls instead of the partial and the product where the backend computes
+        it in one kernel (``Backend.fuses_chain_products``: CuPy; ``tanh``'s).
     **facts
         ``propagates_nan``, ``fusion``, ``batching`` (see ``adcore.core.ops.Op``).
 
@@ -82,7 +86,14 @@ def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=
     reads = reads or ("nothing" if kind == "linear" else "arguments")
     if d is not None:
         def_elementwise(
-            fun, *(d if isinstance(d, tuple) else (d,)), name=name, api=api, kind=kind or "elementwise", reads=reads, **facts
+            fun,
+            *(d if isinstance(d, tuple) else (d,)),
+            name=name,
+            api=api,
+            kind=kind or "elementwise",
+            reads=reads,
+            chain=chain,
+            **facts,
         )
     else:
         reads = _per_argument(reads, len(vjp))
@@ -108,9 +119,9 @@ def _per_argument(reads, count):
     return (reads,) * count if isinstance(reads, str) else tuple(reads)
 
 
-def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", reads=None, **facts):
+def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", reads=None, chain=None, **facts):
     """Rules of the elementwise primitive ``fun`` from its partial derivatives ``partial(ans, *args)``, and
-    its facts in the op table (``name``, ``api``, ``kind``, ``reads``, ``facts``: see :func:`elementwise`).
+    its facts in the op table (``name``, ``api``, ``kind``, ``reads``, ``chain``, ``facts``: see :func:`elementwise`).
 
     The Jacobian in each argument is diagonal, so the VJP and the JVP are both multiplication by the
     partial derivative (unbroadcast for the VJP, broadcast for the JVP), a product in which a zero
@@ -134,6 +145,8 @@ def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", rea
         if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
             partial = partials[0](ans, None)
             return (product_into(g, partial, owned, not owned and made_by_rule(partial, ans, ())),), True
+        if chain is not None and fuses_chain_products(g):
+            return (cotangent_of(args[0], chain(g, ans, *args)),), False
         if len(argnums) == 1:
             argnum = argnums[0]
             partial = partials[argnum](ans, *args)
@@ -394,6 +407,13 @@ def made_by_rule(partial, ans, args):
     output nor one of its arguments. Nothing else holds it, so the VJP may write its product into it where it
     is an array (:func:`in_place_backend`)."""
     return getattr(partial, "base", False) is None and partial is not ans and all(partial is not arg for arg in args)
+
+
+def fuses_chain_products(g):
+    """Whether the backend of the cotangent ``g`` computes a declared ``chain`` product in one kernel
+    (``Backend.fuses_chain_products``; False for a traced ``g``, a higher-order pass)."""
+    backend = array_backend(g)
+    return backend is not None and backend.fuses_chain_products
 
 
 def times_partial(g, partial):

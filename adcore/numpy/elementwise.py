@@ -67,12 +67,18 @@ def sech_squared(ans, x):
     return _sech_squared(x)
 
 
-def jvp_tanh(g, ans, x):
-    """``g sech(x)**2`` by one primitive, ``_tanh_tangent`` (``g (1 - ans**2)`` for complex ``x``, see :func:`sech_squared`)."""
+def tanh_chain(g, ans, x):
+    """``g sech(x)**2`` by one primitive, ``_tanh_tangent`` (``Backend.tanh_tangent``: one kernel where the
+    backend fuses it), ``g (1 - ans**2)`` for complex ``x`` (see :func:`sech_squared`): ``tanh``'s tangent along
+    ``g``, and its cotangent of ``g`` where the backend fuses chain products."""
 
     if iscomplexobj(x):
-        return broadcast(times_partial(g, 1.0 - square(ans)), ans)
-    return broadcast(_tanh_tangent(g, x), ans)
+        return times_partial(g, 1.0 - square(ans))
+    return _tanh_tangent(g, x)
+
+
+def jvp_tanh(g, ans, x):
+    return broadcast(tanh_chain(g, ans, x), ans)
 
 
 def vjp_abs(g, ans, x):
@@ -165,8 +171,7 @@ def tanh_tangent_raw(g, x):
     """``g / cosh(x)**2`` for real ``x`` (0 where ``g`` is 0, as ``_times_partial``): the tangent of ``tanh``
     along ``g``, one primitive, so that a trace enclosing forward mode (``hvp``'s) records one node for it,
     not the partial and the product."""
-    backend = backend_of(g, x, op="tanh")
-    return backend.multiply_zero_nan(g, backend.sech_squared(x))
+    return backend_of(g, x, op="tanh").tanh_tangent(g, x)
 
 
 def owned_copy_raw(x):
@@ -200,7 +205,7 @@ cos = elementwise("cos", d=lambda ans, x: -sin(x), **CALL)
 tan = elementwise("tan", d=lambda ans, x: 1.0 + square(ans), reads="output", **CALL)
 sinh = elementwise("sinh", d=lambda ans, x: cosh(x), **CALL)
 cosh = elementwise("cosh", d=lambda ans, x: sinh(x), **CALL)
-tanh = elementwise("tanh", d=sech_squared, reads="both", jvp=(jvp_tanh,), **CALL)
+tanh = elementwise("tanh", d=sech_squared, reads="both", chain=tanh_chain, jvp=(jvp_tanh,), **CALL)
 arcsin = elementwise("arcsin", d=lambda ans, x: 1.0 / sqrt(one_minus_square(x)), api="asin", fusion="call")
 arccos = elementwise("arccos", d=lambda ans, x: -1.0 / sqrt(one_minus_square(x)), api="acos", fusion="call")
 arctan = elementwise("arctan", d=lambda ans, x: 1.0 / (1.0 + x**2), api="atan", fusion="call")

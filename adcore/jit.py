@@ -229,8 +229,23 @@ class JitNode(Node):
 
 #: Non-differentiable functions whose result depends on the shapes, dtypes and types of the arguments
 #: only (part of the signature), so they run at record time and their results are constants.
-SIGNATURE_ONLY = {shapes.shape, shapes.ndim, shapes.size, declare.iscomplexobj, dtypes.isscalar, dtypes.result_type, dtypes.zeros_like}
-SIGNATURE_ONLY |= {dtypes.ones_like, dtypes.empty_like, indexing.eye_like, indexing.tri_mask, _containers.isinstance, _containers.type}
+SIGNATURE_ONLY = {
+    shapes.shape,
+    shapes.ndim,
+    shapes.size,
+    declare.iscomplexobj,
+    dtypes.isscalar,
+    dtypes.result_type,
+    dtypes.zeros_like,
+}
+SIGNATURE_ONLY |= {
+    dtypes.ones_like,
+    dtypes.empty_like,
+    indexing.eye_like,
+    indexing.tri_mask,
+    _containers.isinstance,
+    _containers.type,
+}
 SIGNATURE_ONLY |= {_linalg._eps}
 #: Functions whose result's shape depends on the values of their argument.
 VALUE_SHAPED = {indexing.nonzero, indexing.flatnonzero, indexing.argwhere, indexing.where.untraced}
@@ -422,7 +437,9 @@ def raw_call(f_wrapped, f_raw, args, kwargs, node):
     """``tracer.raw_call_hook`` while any recording is open: every primitive's raw call (in every
     thread) comes here; those of a thread that records, on its recorded values, are written down."""
     recording = getattr(_local, "recording", None)
-    if node is None:  # a non-differentiable function, or a call on no box: the newer of a batch trace and the recording goes first
+    if (
+        node is None
+    ):  # a non-differentiable function, or a call on no box: the newer of a batch trace and the recording goes first
         top = tracer.interpreting_box(map(getval, args))
         if top is not None and (recording is None or recording.depth or top._trace_id > recording.trace_id):
             return top._node.interpret(f_wrapped, tuple(tracer.getval_above(arg, top._trace_id) for arg in args), kwargs)

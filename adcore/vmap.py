@@ -325,7 +325,8 @@ def _plain_index(index):
     other, so a leading slice for the batch axis keeps NumPy's placement; None if they are apart or batched."""
     index = index if isinstance(index, tuple) else (index,)
     advanced = [
-        i for i, item in enumerate(index)
+        i
+        for i, item in enumerate(index)
         if not isinstance(item, (slice, type(None), type(Ellipsis))) and not isinstance(item, (int, _np.integer))
     ]
     if any(type(item) in Box.types for item in index):

@@ -113,7 +113,14 @@ EXTRA_NAMES = {
     "autograd.numpy.numpy_vspaces": {
         "ComplexArrayVSpace": "adcore.numpy.vspaces:ArrayVSpace",
         **dict.fromkeys(
-            ("EigResultVSpace", "EighResultVSpace", "NamedTupleVSpace", "QRResultVSpace", "SVDResultVSpace", "SlogdetResultVSpace"),
+            (
+                "EigResultVSpace",
+                "EighResultVSpace",
+                "NamedTupleVSpace",
+                "QRResultVSpace",
+                "SVDResultVSpace",
+                "SlogdetResultVSpace",
+            ),
             _CONTAINER_VSPACE,
         ),
     },
@@ -274,4 +281,3 @@ def main(argv=None):
         sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
         runpy.run_path(argv[0], run_name="__main__")
     return 0
-

@@ -44,9 +44,42 @@ from .shapes import array_like
 
 # NumPy's full signatures over the primitives of the same names (out=, where=, initial=, order=, like=, ...)
 from .signatures import (  # noqa: F811
-    all, amax, amin, any, arange, argmax, argmin, around, array, asarray, clip, concatenate, cumprod, cumsum, einsum,
-    empty_like, eye, full, full_like, linspace, max, mean, min, ones, ones_like, prod, ptp, reshape, round, std, sum,
-    take, trace, var, zeros, zeros_like,
+    all,
+    amax,
+    amin,
+    any,
+    arange,
+    argmax,
+    argmin,
+    around,
+    array,
+    asarray,
+    clip,
+    concatenate,
+    cumprod,
+    cumsum,
+    einsum,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    max,
+    mean,
+    min,
+    ones,
+    ones_like,
+    prod,
+    ptp,
+    reshape,
+    round,
+    std,
+    sum,
+    take,
+    trace,
+    var,
+    zeros,
+    zeros_like,
 )
 
 # the primitives that take NumPy's array_like, for the user (the rules stay on the primitives)
@@ -55,7 +88,16 @@ logaddexp2 = array_like("x", "y")(logaddexp2)  # noqa: F405
 
 __all__ = sorted(
     {"ArrayBox", "ArrayVSpace", "iscomplexobj", "einsum", "take"}.union(
-        _arrays_all, _numerics_all, _passthrough_all, _selection_all, _creation_all, _dtypes_all, _elementwise_all,
-        _indexing_all, _products_all, _reductions_all, _shapes_all,
+        _arrays_all,
+        _numerics_all,
+        _passthrough_all,
+        _selection_all,
+        _creation_all,
+        _dtypes_all,
+        _elementwise_all,
+        _indexing_all,
+        _products_all,
+        _reductions_all,
+        _shapes_all,
     )
 )

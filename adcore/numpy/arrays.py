@@ -380,7 +380,9 @@ def choose(a, choices, out=None, mode="raise"):
     result = choices[0]
     for k in range(1, n):
         result = indexing.where(a == k, choices[k], result)
-    return shapes._own_array(shapes.broadcast_to(result, _np.broadcast_shapes(shapes.shape(a), *(shapes.shape(c) for c in choices))))
+    return shapes._own_array(
+        shapes.broadcast_to(result, _np.broadcast_shapes(shapes.shape(a), *(shapes.shape(c) for c in choices)))
+    )
 
 
 def select(condlist, choicelist, default=0):
@@ -494,7 +496,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     raw = raw if hasattr(raw, "shape") else _np.asarray(raw)
     backend = backend_of(raw, op="trim_zeros")
     n = raw.ndim
-    axes = range(n) if axis is None else [shapes._normalize_axis(a, n, "axis") for a in ((axis,) if isinstance(axis, int) else axis)]
+    axes = (
+        range(n) if axis is None else [shapes._normalize_axis(a, n, "axis") for a in ((axis,) if isinstance(axis, int) else axis)]
+    )
     index = [slice(None)] * n
     for ax in axes:
         held = backend.any(raw != 0, axis=tuple(a for a in range(n) if a != ax)) if n > 1 else raw != 0
@@ -722,7 +726,9 @@ def _pad_piece(array, ax, width, before, mode, kwargs, size_):
         steps = steps if before else _np.ascontiguousarray(steps[::-1])
         raw = getval(array)
         backend = backend_of(raw, op="pad")
-        steps = backend.from_numpy(steps.reshape(shapes._with_axis((1,) * nd, ax, width)), dtype=raw.dtype, device=backend.device(raw))
+        steps = backend.from_numpy(
+            steps.reshape(shapes._with_axis((1,) * nd, ax, width)), dtype=raw.dtype, device=backend.device(raw)
+        )
         return elementwise.add(elementwise.multiply(elementwise.subtract(edge, end), steps), end)
     if size_ == 0:
         raise ValueError(f"pad: can't compute the {mode} of an empty axis {ax}")
@@ -734,5 +740,7 @@ def _pad_piece(array, ax, width, before, mode, kwargs, size_):
     if mode == "median":
         stat = median(window, axis=ax, keepdims=True)
     else:
-        stat = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean}[mode](window, axis=ax, keepdims=True)
+        stat = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean}[mode](
+            window, axis=ax, keepdims=True
+        )
     return shapes.broadcast_to(stat, piece_shape)

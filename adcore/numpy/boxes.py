@@ -1,6 +1,5 @@
 """ArrayBox: a traced array that behaves like an array where users touch it."""
 
-
 import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type

@@ -10,7 +10,8 @@ from ..core.batching import def_batch_safe_vjp
 from ..core.wrapping import wraps
 from .declare import unbroadcast_f
 
-__all__ = """astype bool_ complex128 complex64 e empty_like float16 float32 float64 full_like inf int16 int32 int64 int8 isscalar nan
+__all__ = """astype bool_ complex128 complex64 e empty_like float16 float32 float64 full_like inf int16 int32 int64 int8 isscalar
+nan
 newaxis ones_like pi result_type zeros_like""".split()
 
 
@@ -74,6 +75,8 @@ def grad_astype(ans, x, dtype):
     """A cast to a floating-point or complex dtype passes the cotangent through (a cast to an
     integer or boolean dtype is not traced: ``astype``)."""
     return unbroadcast_f(x, lambda g: g)
+
+
 defvjp(astype.primitive, grad_astype)
 def_linear(astype.primitive)
 def_batch_safe_vjp(astype.primitive)

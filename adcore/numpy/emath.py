@@ -113,7 +113,12 @@ def arccos(x):
     x = shapes.asarray(x)
     if not _made_complex(x, _beyond_one):
         return elementwise.arccos(x)
-    return _beyond_the_cut(x, elementwise.arccos, lambda x: indexing.where(elementwise.greater(x, 0), dtypes.zeros_like(x), dtypes.full_like(x, _np.pi)), -1.0)
+    return _beyond_the_cut(
+        x,
+        elementwise.arccos,
+        lambda x: indexing.where(elementwise.greater(x, 0), dtypes.zeros_like(x), dtypes.full_like(x, _np.pi)),
+        -1.0,
+    )
 
 
 def arcsin(x):
@@ -137,7 +142,11 @@ def _beyond_the_cut(x, inside, real_outside, imag_sign):
     """
     within = elementwise.less_equal(elementwise.abs(getval(x)), 1.0)
     real = indexing.where(within, inside(indexing.where(within, x, 0.0)), real_outside(getval(x)))
-    imag = indexing.where(within, dtypes.zeros_like(getval(x)), elementwise.multiply(imag_sign, elementwise.arccosh(indexing.where(within, 2.0, elementwise.abs(x)))))
+    imag = indexing.where(
+        within,
+        dtypes.zeros_like(getval(x)),
+        elementwise.multiply(imag_sign, elementwise.arccosh(indexing.where(within, 2.0, elementwise.abs(x)))),
+    )
     complex_x = _complex(x)
     return elementwise.add(dtypes.astype(real, complex_x.dtype), elementwise.multiply(dtypes.astype(imag, complex_x.dtype), 1j))
 

@@ -14,7 +14,9 @@ from .dtypes import _untraced_when, ones_like
 from .elementwise import logical_and
 from .shapes import _as_array, _holds_arrays, array_like, inverse_permutation, ndim, reshape, shape, stack, transpose
 
-__all__ = """argwhere clip diag diagonal diagonal_untake eye_like flatnonzero getitem nonzero tri_mask tril triu untake where""".split()
+__all__ = (
+    """argwhere clip diag diagonal diagonal_untake eye_like flatnonzero getitem nonzero tri_mask tril triu untake where""".split()
+)
 
 
 @_untraced_when(lambda condition, x=None, y=None: x is None and y is None)
@@ -54,6 +56,8 @@ def inside_clip(a, a_min, a_max):
     if a_max is not None:
         inside = logical_and(inside, a <= a_max)
     return inside
+
+
 defvjp(
     clip,
     lambda ans, a, a_min, a_max: unbroadcast_elementwise(a, ans, lambda g: where(inside_clip(a, a_min, a_max), g, 0.0)),
@@ -110,6 +114,8 @@ def grad_diagonal(ans, x, offset=0, axis1=0, axis2=1):
     order = [a for a in range(n) if a not in (axis1, axis2)] + [axis1, axis2]
     last_two_shape = tuple(x_shape[a] for a in order)
     return lambda g: transpose(diagonal_untake(g, offset, last_two_shape), inverse_permutation(order))
+
+
 defvjp(diagonal, grad_diagonal)
 def_linear(diagonal)
 defvjp(diagonal_untake, lambda ans, g, offset, shape: lambda h: diagonal(h, offset, -2, -1))
@@ -210,6 +216,8 @@ def grad_untake(ans, g, index, x_shape):
         return getitem(h, batched_index)
 
     return vjp
+
+
 defvjp(getitem, grad_getitem)
 def_linear(getitem)
 defvjp(untake, grad_untake)

@@ -162,7 +162,9 @@ def _divided_by_gaps(w, x):
     """
     gaps = elementwise.subtract(shapes.expand_dims(w, -2), shapes.expand_dims(w, -1))
     scale = shapes.expand_dims(reductions.max(elementwise.abs(w), axis=-1, keepdims=True), -1)
-    degenerate = elementwise.logical_and(_off_diagonal_mask(gaps), elementwise.abs(gaps) <= elementwise.multiply(scale, _eps(getval(w)) ** 0.5))
+    degenerate = elementwise.logical_and(
+        _off_diagonal_mask(gaps), elementwise.abs(gaps) <= elementwise.multiply(scale, _eps(getval(w)) ** 0.5)
+    )
     off = elementwise.logical_and(_off_diagonal_mask(gaps), elementwise.logical_not(degenerate))
     quotient = indexing.where(off, elementwise.divide(x, indexing.where(off, gaps, 1.0)), 0.0)
     return indexing.where(elementwise.logical_and(degenerate, x != 0.0), dtypes.nan, quotient)
@@ -384,7 +386,9 @@ def grad_solve_a(ans, a, b):
     def vjp(g):
         g_b = _solve_vector_or_matrix(_t(a), g, vector)
         if vector:
-            return unbroadcast(elementwise.negative(elementwise.multiply(shapes.expand_dims(g_b, -1), shapes.expand_dims(ans, -2))), meta)
+            return unbroadcast(
+                elementwise.negative(elementwise.multiply(shapes.expand_dims(g_b, -1), shapes.expand_dims(ans, -2))), meta
+            )
         return unbroadcast(elementwise.negative(_mm(g_b, _t(ans))), meta)
 
     return vjp
@@ -397,7 +401,9 @@ def grad_solve_b(ans, a, b):
 
 def jvp_solve_a(g, ans, a, b):
     if shapes.ndim(b) == 1:
-        return broadcast(elementwise.negative(_solve_vector_or_matrix(a, _drop_last(_mm(g, shapes.expand_dims(ans, -1))), True)), ans)
+        return broadcast(
+            elementwise.negative(_solve_vector_or_matrix(a, _drop_last(_mm(g, shapes.expand_dims(ans, -1))), True)), ans
+        )
     return broadcast(elementwise.negative(solve(a, _mm(g, ans))), ans)
 
 
@@ -457,7 +463,9 @@ def jvp_pinv(g, ans, a, rcond=None, hermitian=False, rtol=_NO_VALUE):
     _real_only("pinv", a)
     p, pt, gt = ans, _t(ans), _t(g)
     range_complement, row_complement = _pinv_projectors(p, a)
-    return elementwise.add(elementwise.add(elementwise.negative(_mm(p, g, p)), _mm(p, pt, gt, range_complement)), _mm(row_complement, gt, pt, p))
+    return elementwise.add(
+        elementwise.add(elementwise.negative(_mm(p, g, p)), _mm(p, pt, gt, range_complement)), _mm(row_complement, gt, pt, p)
+    )
 
 
 defvjp(pinv, grad_pinv)
@@ -524,7 +532,9 @@ def lstsq(a, b, rcond=None):
         If ``a`` is not 2-d or ``b`` not 1-d or 2-d.
     """
     if shapes.ndim(a) != 2 or shapes.ndim(b) not in (1, 2):
-        raise ValueError(f"lstsq: a must be 2-d and b 1-d or 2-d (NumPy's rule), got shapes {shapes.shape(a)} and {shapes.shape(b)}")
+        raise ValueError(
+            f"lstsq: a must be 2-d and b 1-d or 2-d (NumPy's rule), got shapes {shapes.shape(a)} and {shapes.shape(b)}"
+        )
     m, n = shapes.shape(a)
     if rcond is None:
         rcond = builtins.max(m, n) * _eps(a)
@@ -751,12 +761,18 @@ def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
             _scale_rows(s, _divided_by_gaps(s2, elementwise.subtract(vt_gv, _ct(vt_gv)))),
         )
         if declare.iscomplexobj(ut_gu):  # the adjoint of the phase gauge (see svd)
-            inner = elementwise.add(inner, _diag(elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(ut_gu)), s))))
+            inner = elementwise.add(
+                inner, _diag(elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(ut_gu)), s)))
+            )
         g_a = _mm(u, inner, _ct(v))
         if m > n:
-            g_a = elementwise.add(g_a, _mm(_scale_columns(elementwise.subtract(g_u, _mm(u, ut_gu)), elementwise.divide(1.0, s)), _ct(v)))
+            g_a = elementwise.add(
+                g_a, _mm(_scale_columns(elementwise.subtract(g_u, _mm(u, ut_gu)), elementwise.divide(1.0, s)), _ct(v))
+            )
         if n > m:
-            g_a = elementwise.add(g_a, _mm(u, _ct(_scale_columns(elementwise.subtract(g_v, _mm(v, vt_gv)), elementwise.divide(1.0, s)))))
+            g_a = elementwise.add(
+                g_a, _mm(u, _ct(_scale_columns(elementwise.subtract(g_v, _mm(v, vt_gv)), elementwise.divide(1.0, s))))
+            )
         return _conj(g_a)
 
     return vjp
@@ -774,11 +790,15 @@ def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     du = _mm(u, _divided_by_gaps(s2, elementwise.add(dp_s, _ct(dp_s))))
     dv = _mm(v, _divided_by_gaps(s2, elementwise.add(s_dp, _ct(s_dp))))
     if declare.iscomplexobj(dp):  # the phase gauge: Im diag(dP) / s goes to u
-        du = elementwise.add(du, _scale_columns(u, elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(dp)), s))))
+        du = elementwise.add(
+            du, _scale_columns(u, elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(dp)), s)))
+        )
     if m > n:
         du = elementwise.add(du, _scale_columns(elementwise.subtract(_mm(g, v), _mm(u, dp)), elementwise.divide(1.0, s)))
     if n > m:
-        dv = elementwise.add(dv, _scale_columns(elementwise.subtract(_mm(_ct(g), u), _mm(v, _ct(dp))), elementwise.divide(1.0, s)))
+        dv = elementwise.add(
+            dv, _scale_columns(elementwise.subtract(_mm(_ct(g), u), _mm(v, _ct(dp))), elementwise.divide(1.0, s))
+        )
     if u_perp is not None:
         du = shapes.concatenate([du, elementwise.negative(_mm(u, _ct(du), u_perp))], axis=-1)
     if v_perp is not None:
@@ -1013,7 +1033,10 @@ def grad_two_norm(ans, x, axes, keepdims):
 
 def jvp_two_norm(t, ans, x, axes, keepdims):
     """``Re(sum(conj(x) * t)) / |x|``, 0 where the norm is 0."""
-    return elementwise.multiply(reductions.sum(elementwise.real(elementwise.multiply(elementwise.conj(x), t)), axis=axes, keepdims=keepdims), _reciprocal_or_zero(ans))
+    return elementwise.multiply(
+        reductions.sum(elementwise.real(elementwise.multiply(elementwise.conj(x), t)), axis=axes, keepdims=keepdims),
+        _reciprocal_or_zero(ans),
+    )
 
 
 defvjp(_two_norm, grad_two_norm)
@@ -1041,7 +1064,9 @@ def grad_p_norm(ans, x, axes, keepdims, p):
     """``g * conj(x) * |x|**(p-2) / |x|_p**(p-1)`` (autograd's convention for a real function of complex ``x``),
     0 at the entries equal to 0 and where the norm is 0."""
     if isbox(ans) or isbox(x):
-        factor = elementwise.multiply(_p_norm_factor(ans, x, axes, keepdims, p), elementwise.conj(x) if declare.iscomplexobj(x) else x)
+        factor = elementwise.multiply(
+            _p_norm_factor(ans, x, axes, keepdims, p), elementwise.conj(x) if declare.iscomplexobj(x) else x
+        )
     else:  # constant in g: computed on the backend, no primitive call
         factor = backend_of(x, op="norm").p_norm_partial(ans, x, axes, keepdims, p)
     return lambda g: elementwise.multiply(_kept_axes(g, axes, keepdims), factor)
@@ -1049,7 +1074,11 @@ def grad_p_norm(ans, x, axes, keepdims, p):
 
 def jvp_p_norm(t, ans, x, axes, keepdims, p):
     """``sum(Re(conj(x) t) |x|**(p-2)) / |x|_p**(p-1)``, with the zeros of :func:`grad_p_norm`."""
-    inner = elementwise.real(elementwise.multiply(elementwise.conj(x), t)) if declare.iscomplexobj(x) or declare.iscomplexobj(t) else elementwise.multiply(x, t)
+    inner = (
+        elementwise.real(elementwise.multiply(elementwise.conj(x), t))
+        if declare.iscomplexobj(x) or declare.iscomplexobj(t)
+        else elementwise.multiply(x, t)
+    )
     return reductions.sum(elementwise.multiply(inner, _p_norm_factor(ans, x, axes, keepdims, p)), axis=axes, keepdims=keepdims)
 
 
@@ -1106,7 +1135,9 @@ def _vector_norm(x, axes, keepdims, ord):
     if not isinstance(ord, numbers.Real) or math.isnan(ord):
         raise ValueError(f"vector_norm: invalid norm order {ord!r} for vectors")
     if ord < 0:
-        return elementwise.power(reductions.sum(elementwise.power(elementwise.abs(x), float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord)
+        return elementwise.power(
+            reductions.sum(elementwise.power(elementwise.abs(x), float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord
+        )
     return _p_norm(x, axes, keepdims, float(ord))
 
 

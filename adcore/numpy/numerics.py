@@ -157,7 +157,9 @@ def vecmat(x1, x2, /):
 
 def _core_dimensions(name, x1, n1, x2, n2):
     if shapes.ndim(x1) < n1 or shapes.ndim(x2) < n2:
-        raise ValueError(f"{name}: inputs need {n1} and {n2} dimensions at least, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}")
+        raise ValueError(
+            f"{name}: inputs need {n1} and {n2} dimensions at least, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}"
+        )
 
 
 # ---- elementwise ----
@@ -167,7 +169,9 @@ def fmod(x1, x2):
     """The C remainder of ``x1 / x2``, with the sign of ``x1``: ``remainder`` moved by ``x2`` where the
     signs differ (exact, as NumPy's). Derivatives: 1 in ``x1``, ``-trunc(x1 / x2)`` in ``x2``."""
     r = elementwise.remainder(x1, x2)
-    moved = elementwise.logical_and(elementwise.not_equal(r, 0), elementwise.not_equal(elementwise.signbit(r), elementwise.signbit(x1)))
+    moved = elementwise.logical_and(
+        elementwise.not_equal(r, 0), elementwise.not_equal(elementwise.signbit(r), elementwise.signbit(x1))
+    )
     return indexing.where(moved, elementwise.subtract(r, x2), r)
 
 
@@ -195,7 +199,9 @@ def _times_power_of_two(x, k):
         return elementwise.multiply(elementwise.multiply(x, 2.0 ** (int(k) // 2)), 2.0 ** (int(k) - int(k) // 2))
     half = elementwise.floor_divide(k, 2)
     dtype = getval(x).dtype if hasattr(getval(x), "dtype") and _is_floating(x) else dtypes.float64
-    return elementwise.multiply(elementwise.multiply(x, _power_of_two(half, dtype)), _power_of_two(elementwise.subtract(k, half), dtype))
+    return elementwise.multiply(
+        elementwise.multiply(x, _power_of_two(half, dtype)), _power_of_two(elementwise.subtract(k, half), dtype)
+    )
 
 
 @notrace_primitive
@@ -305,7 +311,9 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     stddev = elementwise.sqrt(elementwise.real(indexing.diagonal(c)))
     c = c / shapes.expand_dims(stddev, 1) / shapes.expand_dims(stddev, 0)
     if declare.iscomplexobj(c):
-        return elementwise.add(indexing.clip(elementwise.real(c), -1.0, 1.0), elementwise.multiply(indexing.clip(elementwise.imag(c), -1.0, 1.0), 1j))
+        return elementwise.add(
+            indexing.clip(elementwise.real(c), -1.0, 1.0), elementwise.multiply(indexing.clip(elementwise.imag(c), -1.0, 1.0), 1j)
+        )
     return indexing.clip(c, -1.0, 1.0)
 
 
@@ -714,6 +722,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 # ---- elementwise functions the Array API standard lacks, and comparisons, composed from primitives ----
 
+
 def exp2(x):
     """``2 ** x``."""
     return elementwise.power(2.0, x)
@@ -798,7 +807,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     posinf = finfo.max if posinf is None else posinf
     neginf = finfo.min if neginf is None else neginf
     infinite = elementwise.isinf(x)
-    return indexing.where(elementwise.logical_and(infinite, x > 0), posinf, indexing.where(elementwise.logical_and(infinite, x < 0), neginf, indexing.where(elementwise.isnan(x), nan, x)))
+    return indexing.where(
+        elementwise.logical_and(infinite, x > 0),
+        posinf,
+        indexing.where(elementwise.logical_and(infinite, x < 0), neginf, indexing.where(elementwise.isnan(x), nan, x)),
+    )
 
 
 def angle(z, deg=False):

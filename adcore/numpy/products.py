@@ -10,7 +10,19 @@ from ..core.batching import batch_ndim, def_batch_safe_vjp
 from .declare import unbroadcast_f
 from .elementwise import conj, multiply, subtract
 from .reductions import sum
-from .shapes import _as_array, expand_dims, inverse_permutation, moveaxis, ndim, permute_after_batch, ravel, reshape, shape, stack, transpose
+from .shapes import (
+    _as_array,
+    expand_dims,
+    inverse_permutation,
+    moveaxis,
+    ndim,
+    permute_after_batch,
+    ravel,
+    reshape,
+    shape,
+    stack,
+    transpose,
+)
 
 __all__ = """cross dot inner kron matmul outer tensordot vdot""".split()
 
@@ -54,6 +66,8 @@ def grad_matmul_b(ans, a, b):
     if b_nd == 1:
         return unbroadcast_f(b, lambda g: drop_last(matmul(swap_last(a), expand_dims(g, -1))))
     return unbroadcast_f(b, lambda g: matmul(swap_last(a), g))
+
+
 defvjp(matmul, grad_matmul_a, grad_matmul_b)
 def_linear(matmul)
 def_batch_safe_vjp(matmul)
@@ -103,6 +117,8 @@ def grad_tensordot_b(ans, a, b, axes=2):
         return permute_after_batch(product, inverse_permutation(order), batch_at=len(a_axes))
 
     return unbroadcast_f(b, vjp)
+
+
 defvjp(tensordot, grad_tensordot_a, grad_tensordot_b)
 def_linear(tensordot)
 def_batch_safe_vjp(tensordot)

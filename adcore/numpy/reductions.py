@@ -42,6 +42,8 @@ def expand_reduced(g, x_shape, axis, keepdims, batch=0):
 def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
     meta = metadata(x)
     return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
+
+
 defvjp(sum.primitive, grad_sum)
 def_linear(sum.primitive)
 def_batch_safe_vjp(sum.primitive)
@@ -76,6 +78,8 @@ def grad_prod(ans, x, axis=None, dtype=None, keepdims=False):
     return lambda g: unbroadcast(
         multiply(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), prod_of_others(x, axis)), meta
     )
+
+
 defvjp(prod.primitive, grad_prod)
 defjvp(
     prod.primitive,
@@ -113,9 +117,7 @@ def chooser_weights(ans, x, axis, keepdims):
     result (autograd's and JAX's convention for ties). Returns the weights and the dtype to give the
     derivative back in: float16 counts its ties in float32 (a count above 65504 is inf in float16,
     and a derivative of 1/count would then be 0)."""
-    chosen, narrow = _accumulating(
-        astype(x == expand_reduced(ans, shape(x), axis, keepdims), result_type(getval(x)))
-    )
+    chosen, narrow = _accumulating(astype(x == expand_reduced(ans, shape(x), axis, keepdims), result_type(getval(x))))
     return chosen / sum(chosen, axis=axis, keepdims=True), narrow
 
 
@@ -134,6 +136,8 @@ def grad_chooser(ans, x, axis=None, keepdims=False):
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
     weights, narrow = chooser_weights(ans, x, axis, keepdims)
     return _given_back(sum(g * weights, axis=axis, keepdims=keepdims), narrow)
+
+
 defvjp(max, grad_chooser)
 defjvp(max, jvp_chooser)
 defvjp(min, grad_chooser)
@@ -244,6 +248,8 @@ def grad_cumsum(ans, x, axis=None):
     if axis is None:
         return lambda g: reshape(reverse_cumsum(g, 0), x_shape)
     return lambda g: reverse_cumsum(g, axis)
+
+
 defvjp(cumsum, grad_cumsum)
 def_linear(cumsum)
 
@@ -290,6 +296,8 @@ def jvp_cumprod(g, ans, x, axis=None):
     g_at_zero = sum(where(first_zero, g, 0.0), axis=axis, keepdims=True)
     before_zero = multiply(cumsum(divide(g, x_nonzero), axis), cumprod(x, axis))
     return broadcast(where(before, before_zero, multiply(g_at_zero, ans_safe)), ans)
+
+
 defvjp(cumprod, grad_cumprod)
 defjvp(cumprod, jvp_cumprod)
 

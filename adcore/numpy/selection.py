@@ -763,7 +763,9 @@ def _order_statistic(x, q, count, method):
         position = elementwise.multiply(q, last)
     elif method in _ALPHA_BETA:
         alpha, beta = _ALPHA_BETA[method]
-        position = elementwise.subtract(elementwise.add(elementwise.multiply(q, n), elementwise.add(alpha, elementwise.multiply(q, 1 - alpha - beta))), 1.0)
+        position = elementwise.subtract(
+            elementwise.add(elementwise.multiply(q, n), elementwise.add(alpha, elementwise.multiply(q, 1 - alpha - beta))), 1.0
+        )
     else:  # inverted_cdf, averaged_inverted_cdf, closest_observation
         position = elementwise.subtract(elementwise.multiply(q, n), 1.0)
         if method == "closest_observation":
@@ -781,7 +783,9 @@ def _order_statistic(x, q, count, method):
         return take_along_axis(x, _as_index(_clip(index, last)), -1)
     lower = take_along_axis(x, _as_index(_clip(below, last)), -1)
     if method == "median":
-        return elementwise.multiply(elementwise.add(lower, take_along_axis(x, _as_index(_clip(elementwise.ceil(at), last)), -1)), 0.5)
+        return elementwise.multiply(
+            elementwise.add(lower, take_along_axis(x, _as_index(_clip(elementwise.ceil(at), last)), -1)), 0.5
+        )
     upper = take_along_axis(x, _as_index(_clip(below + 1.0, last)), -1)
     if method == "midpoint":
         t = indexing.where(whole, dtypes.zeros_like(at), dtypes.full_like(at, 0.5))

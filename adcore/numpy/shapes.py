@@ -18,7 +18,8 @@ from .declare import broadcast, metadata, unbroadcast, unbroadcast_f
 from .dtypes import astype, full_like, zeros_like
 from .elementwise import subtract
 
-__all__ = """append array array_split asarray atleast_1d atleast_2d atleast_3d broadcast_to column_stack concatenate concatenate_args
+__all__ = """append array array_split asarray atleast_1d atleast_2d atleast_3d broadcast_to column_stack
+concatenate concatenate_args
 copy diff dsplit dstack expand_dims flip fliplr flipud gradient hsplit hstack matrix_transpose moveaxis ndim ravel
 repeat reshape roll rollaxis rot90 shape size split squeeze stack swapaxes tile transpose vsplit vstack""".split()
 
@@ -121,6 +122,8 @@ def grad_reshape(ans, x, newshape):
 def grad_transpose(ans, x, axes=None):
     inverse = None if axes is None else inverse_permutation([ax % ndim(x) for ax in axes])
     return lambda g: permute_after_batch(g, inverse)
+
+
 defvjp(reshape, grad_reshape)
 def_linear(reshape)
 defvjp(transpose, grad_transpose)
@@ -156,6 +159,8 @@ def jvp_concatenate(argnums, gs, ans, args, kwargs):
     tangents = dict(zip(argnums, gs))
     pieces = [tangents[i] if i in tangents else zeros_like(a) for i, a in enumerate(args) if i > 0]
     return broadcast(concatenate_args(args[0], *pieces), ans)
+
+
 defvjp_argnum(concatenate_args, grad_concatenate)
 defjvp_argnums(concatenate_args, jvp_concatenate)
 def_batch_safe_vjp(concatenate_args)
@@ -193,7 +198,9 @@ def _sequence(arrays, name):
     if not hasattr(arrays, "__getitem__"):
         if name == "concatenate":
             raise TypeError(f"concatenate: The first input argument needs to be a sequence, not {type(arrays).__name__}")
-        raise TypeError(f'{name}: arrays to stack must be passed as a "sequence" type such as list or tuple, not {type(arrays).__name__}')
+        raise TypeError(
+            f'{name}: arrays to stack must be passed as a "sequence" type such as list or tuple, not {type(arrays).__name__}'
+        )
     return [_read_foreign(item) for item in arrays]
 
 
@@ -312,7 +319,9 @@ def column_stack(arrays):
 def append(arr, values, axis=None):
     """``arr`` and ``values`` joined along ``axis`` (both flattened when None); either may be a list that
     holds traced values."""
-    arr, values = (array(v) if isinstance(v, (list, tuple)) and _holds_arrays(v) else _not_an_iterator(v, "append") for v in (arr, values))
+    arr, values = (
+        array(v) if isinstance(v, (list, tuple)) and _holds_arrays(v) else _not_an_iterator(v, "append") for v in (arr, values)
+    )
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
     return concatenate([arr, values], axis=axis)

@@ -171,7 +171,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
     mask = _mask(True if not _given(where) else where, a)
     center = mean if _given(mean) else globals()["mean"](a, axis=axis, keepdims=True, where=mask)
     centered = elementwise.subtract(a, center)
-    squared = elementwise.real(elementwise.multiply(centered, elementwise.conj(centered))) if declare.iscomplexobj(a) else elementwise.square(centered)
+    squared = (
+        elementwise.real(elementwise.multiply(centered, elementwise.conj(centered)))
+        if declare.iscomplexobj(a)
+        else elementwise.square(centered)
+    )
     count = reductions.sum(dtypes.astype(mask, getval(squared).dtype), axis=axis, keepdims=keepdims)
     return reductions.sum(indexing.where(mask, squared, 0), axis=axis, keepdims=keepdims) / elementwise.maximum(count - ddof, 0)
 
@@ -215,7 +219,9 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):
     """Whether every entry over ``axis`` (of those where ``where`` holds) is true (not differentiable)."""
     _no_out(out, "all")
     a = shapes._as_array(a)
-    return reductions.all(a if where is True else elementwise.logical_or(a, elementwise.logical_not(where)), axis=axis, keepdims=keepdims)
+    return reductions.all(
+        a if where is True else elementwise.logical_or(a, elementwise.logical_not(where)), axis=axis, keepdims=keepdims
+    )
 
 
 @notrace_primitive

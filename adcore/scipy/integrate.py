@@ -29,9 +29,10 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import defjvp_argnums, defvjp_argnums, getval, isbox, primitive
 from ..misc.flatten import flatten
-from ..numpy import dtypes, elementwise, reductions, shapes
+from ..numpy import dtypes, reductions, shapes
 from ..numpy.declare import broadcast, metadata, unbroadcast
 from ..operators import make_jvp, make_vjp
 
@@ -155,7 +156,7 @@ def odeint(
     y0, t = shapes.asarray(y0), shapes.asarray(t)
     dtype = _np.result_type(*(getval(x) for x in (y0, t, *_arrays_in(args))), _np.float32)
     dtype = dtype if dtype in (_np.float32, _np.float64) else _np.float64
-    return _odeint(dynamics, shapes.reshape(dtypes.astype(y0, dtype), (-1,)), t, flat_args, options=options, jacobian=jacobian)
+    return _odeint(dynamics, shapes.reshape(anp.astype(y0, dtype), (-1,)), t, flat_args, options=options, jacobian=jacobian)
 
 
 def _arrays_in(value):
@@ -194,26 +195,26 @@ def grad_odeint(argnums, ans, args, kwargs):
     ``[y, a, a_t, a_p]`` backwards with ``d/dt = [f, -a^T f_y, -a^T f_t, -a^T f_p]``."""
     dynamics, y0, t, flat_args = args
     options = kwargs.get("options") or {}
-    n_y = shapes.size(y0)
+    n_y = anp.size(y0)
 
     def augmented(state, time, params):
         y, adjoint = state[:n_y], state[n_y : 2 * n_y]
         vjp, rate = make_vjp(dynamics, (0, 1, 2))(y, time, params)
-        g_y, g_t, g_p = vjp(elementwise.negative(adjoint))
+        g_y, g_t, g_p = vjp(anp.negative(adjoint))
         return shapes.concatenate([rate, g_y, shapes.reshape(g_t, (1,)), g_p])
 
     def vjp(g):
         g_y, g_t0, g_p = g[-1], dtypes.zeros_like(getval(g)[0, 0]), dtypes.zeros_like(flat_args)
         g_times = []
-        for i in range(shapes.shape(t)[0] - 1, 0, -1):
-            g_ti = reductions.sum(elementwise.multiply(dynamics(ans[i], t[i], flat_args), g[i]))
+        for i in range(anp.shape(t)[0] - 1, 0, -1):
+            g_ti = reductions.sum(anp.multiply(dynamics(ans[i], t[i], flat_args), g[i]))
             g_times.append(g_ti)
-            g_t0 = elementwise.subtract(g_t0, g_ti)
+            g_t0 = anp.subtract(g_t0, g_ti)
             state = shapes.concatenate([ans[i], g_y, shapes.reshape(g_t0, (1,)), g_p])
-            final = _odeint(augmented, state, shapes.stack([t[i], t[i - 1]]), flat_args, options=options)[1]
-            g_y, g_t0, g_p = elementwise.add(final[n_y : 2 * n_y], g[i - 1]), final[2 * n_y], final[2 * n_y + 1 :]
+            final = _odeint(augmented, state, anp.stack([t[i], t[i - 1]]), flat_args, options=options)[1]
+            g_y, g_t0, g_p = anp.add(final[n_y : 2 * n_y], g[i - 1]), final[2 * n_y], final[2 * n_y + 1 :]
         g_times.append(g_t0)
-        cotangents = {1: g_y, 2: shapes.stack(g_times[::-1]), 3: g_p}
+        cotangents = {1: g_y, 2: anp.stack(g_times[::-1]), 3: g_p}
         return tuple(unbroadcast(cotangents[argnum], metadata(args[argnum])) for argnum in argnums)
 
     return vjp
@@ -224,7 +225,7 @@ def jvp_odeint(argnums, gs, ans, args, kwargs):
     dynamics, y0, t, flat_args = args
     options = kwargs.get("options") or {}
     tangents = dict(zip(argnums, gs))
-    n_y, n_p = shapes.size(y0), shapes.size(flat_args)
+    n_y, n_p = anp.size(y0), anp.size(flat_args)
     dy0 = tangents.get(1, dtypes.zeros_like(y0))
     dp = tangents.get(3, dtypes.zeros_like(flat_args))
 
@@ -238,12 +239,12 @@ def jvp_odeint(argnums, gs, ans, args, kwargs):
 
     s0 = dy0
     if 2 in tangents:
-        s0 = elementwise.subtract(dy0, elementwise.multiply(dynamics(y0, t[0], flat_args), tangents[2][0]))
+        s0 = anp.subtract(dy0, anp.multiply(dynamics(y0, t[0], flat_args), tangents[2][0]))
     solution = _odeint(sensitivity, shapes.concatenate([y0, s0]), t, shapes.concatenate([flat_args, dp]), options=options)
     tangent = solution[:, n_y:]
     if 2 in tangents:
-        rates = shapes.stack([dynamics(ans[i], t[i], flat_args) for i in range(shapes.shape(t)[0])])
-        tangent = elementwise.add(tangent, elementwise.multiply(rates, shapes.expand_dims(tangents[2], -1)))
+        rates = anp.stack([dynamics(ans[i], t[i], flat_args) for i in range(anp.shape(t)[0])])
+        tangent = anp.add(tangent, anp.multiply(rates, anp.expand_dims(tangents[2], -1)))
     return broadcast(tangent, ans)
 
 

@@ -40,10 +40,11 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import getval, isbox, notrace_primitive
+from ..numpy import creation, declare, dtypes, indexing, reductions, shapes
 from ..numpy import fft as _fft
 from ..numpy import linalg as _np_linalg
-from ..numpy import arrays, creation, declare, dtypes, elementwise, indexing, products, reductions, shapes
 from ..numpy.arrays import _as_array_like, _from_host, _index_like
 from ..numpy.linalg import _ct, _mm, _symmetric_from, _t
 from ..numpy.numerics import _mode_slice
@@ -85,7 +86,7 @@ def _zeros(like, shape):
 def _eps(x):
     raw = getval(x)
     backend = backend_of(raw, op="eps")
-    return float(backend.finfo(elementwise.real(raw).dtype if declare.iscomplexobj(raw) else raw.dtype).eps)
+    return float(backend.finfo(anp.real(raw).dtype if declare.iscomplexobj(raw) else raw.dtype).eps)
 
 
 # ---- special matrices (linear in their arguments) ----
@@ -95,17 +96,17 @@ def block_diag(*arrs):
     """The block-diagonal matrix of the arrays (0-d and 1-d ones are rows), zeros elsewhere."""
     if not arrs:
         return creation.zeros((1, 0))
-    blocks = [shapes.atleast_2d(_array(a, arrs[0])) for a in arrs]
+    blocks = [anp.atleast_2d(_array(a, arrs[0])) for a in arrs]
     like = next((b for b in blocks if isbox(b)), blocks[0])
-    dtype = dtypes.result_type(*[getval(b) for b in blocks])
-    widths = [shapes.shape(b)[1] for b in blocks]
+    dtype = anp.result_type(*[getval(b) for b in blocks])
+    widths = [anp.shape(b)[1] for b in blocks]
     total = builtins.sum(widths)
     rows = []
     for i, block in enumerate(blocks):
         before, after = builtins.sum(widths[:i]), total - builtins.sum(widths[: i + 1])
-        height = shapes.shape(block)[0]
-        pieces = [_zeros(like, (height, before)), dtypes.astype(block, dtype), _zeros(like, (height, after))]
-        rows.append(shapes.concatenate([dtypes.astype(p, dtype) for p in pieces], axis=1))
+        height = anp.shape(block)[0]
+        pieces = [_zeros(like, (height, before)), anp.astype(block, dtype), _zeros(like, (height, after))]
+        rows.append(shapes.concatenate([anp.astype(p, dtype) for p in pieces], axis=1))
     return shapes.concatenate(rows, axis=0)
 
 
@@ -116,18 +117,18 @@ def _gathered(values, positions):
 
 def toeplitz(c, r=None):
     """The Toeplitz matrix with first column ``c`` and first row ``r`` (default ``conj(c)``; ``r[0]`` is ignored)."""
-    c = shapes.ravel(_array(c, r))
-    r = elementwise.conj(c) if r is None else shapes.ravel(_array(r, c))
-    m, n = shapes.shape(c)[0], shapes.shape(r)[0]
-    values = shapes.concatenate([shapes.flip(c, 0), r[1:]])
+    c = anp.ravel(_array(c, r))
+    r = anp.conj(c) if r is None else anp.ravel(_array(r, c))
+    m, n = anp.shape(c)[0], anp.shape(r)[0]
+    values = shapes.concatenate([anp.flip(c, 0), r[1:]])
     return _gathered(values, m - 1 - _np.arange(m)[:, None] + _np.arange(n)[None, :])
 
 
 def hankel(c, r=None):
     """The Hankel matrix with first column ``c`` and last row ``r`` (default zeros; ``r[0]`` is ignored)."""
-    c = shapes.ravel(_array(c, r))
-    r = dtypes.zeros_like(c) if r is None else shapes.ravel(_array(r, c))
-    m, n = shapes.shape(c)[0], shapes.shape(r)[0]
+    c = anp.ravel(_array(c, r))
+    r = dtypes.zeros_like(c) if r is None else anp.ravel(_array(r, c))
+    m, n = anp.shape(c)[0], anp.shape(r)[0]
     values = shapes.concatenate([c, r[1:]])
     return _gathered(values, _np.arange(m)[:, None] + _np.arange(n)[None, :])
 
@@ -135,7 +136,7 @@ def hankel(c, r=None):
 def circulant(c):
     """The circulant matrix with first column ``c`` (the last axis of ``c``, batched over the others)."""
     c = _array(c)
-    n = shapes.shape(c)[-1]
+    n = anp.shape(c)[-1]
     positions = (_np.arange(n)[:, None] - _np.arange(n)[None, :]) % n
     return take(c, _index_like(positions, c), axis=-1)
 
@@ -143,18 +144,18 @@ def circulant(c):
 def companion(a):
     """The companion matrix of the polynomial ``a`` (highest power first): first row ``-a[1:] / a[0]``,
     ones on the subdiagonal."""
-    a = shapes.ravel(_array(a))
-    n = shapes.shape(a)[0]
+    a = anp.ravel(_array(a))
+    n = anp.shape(a)[0]
     if n < 2:
         raise ValueError("companion: the length of `a` must be at least 2.")
-    first_row = shapes.reshape(elementwise.negative(a[1:]) / a[0], (1, n - 1))
-    return shapes.concatenate([first_row, dtypes.astype(indexing.eye_like(first_row)[: n - 2, :], getval(first_row).dtype)], axis=0)
+    first_row = shapes.reshape(anp.negative(a[1:]) / a[0], (1, n - 1))
+    return shapes.concatenate([first_row, anp.astype(anp.eye_like(first_row)[: n - 2, :], getval(first_row).dtype)], axis=0)
 
 
 def convolution_matrix(a, n, mode="full"):
     """The matrix ``A`` with ``A @ v == numpy.convolve(a, v, mode)`` for ``v`` of length ``n``."""
-    a = shapes.ravel(_array(a))
-    m = shapes.shape(a)[0]
+    a = anp.ravel(_array(a))
+    m = anp.shape(a)[0]
     if n <= 0 or m == 0:
         raise ValueError("convolution_matrix: n must be positive and a not empty")
     values = shapes.concatenate([_zeros(a, (n - 1,)), a, _zeros(a, (n - 1,))])
@@ -164,18 +165,18 @@ def convolution_matrix(a, n, mode="full"):
 
 def fiedler(a):
     """The symmetric Fiedler matrix ``abs(a[i] - a[j])``."""
-    a = shapes.ravel(_array(a))
-    return elementwise.abs(elementwise.subtract(shapes.expand_dims(a, 1), shapes.expand_dims(a, 0)))
+    a = anp.ravel(_array(a))
+    return anp.abs(anp.subtract(anp.expand_dims(a, 1), anp.expand_dims(a, 0)))
 
 
 def fiedler_companion(a):
     """The Fiedler companion matrix of the polynomial ``a`` (highest power first, ``a[0] != 0``): a
     pentadiagonal matrix with the roots of ``a`` as eigenvalues, entries ``-a[k] / a[0]`` and ones."""
-    a = shapes.ravel(_array(a))
-    n = shapes.shape(a)[0]
+    a = anp.ravel(_array(a))
+    n = anp.shape(a)[0]
     if n < 3:
-        return shapes.reshape(elementwise.negative(a[1:]) / a[0], (1, 1)) if n == 2 else _zeros(a, (0, 0))
-    b = elementwise.divide(a, a[0])
+        return shapes.reshape(anp.negative(a[1:]) / a[0], (1, 1)) if n == 2 else _zeros(a, (0, 0))
+    b = anp.divide(a, a[0])
     places = [((0, 0), -1), ((1, 0), None)]  # (row, column), k for -b[k] (None for a one)
     places += [((r, c), None) for r, c in zip(range(3, n - 1, 2), range(1, n - 3, 2))]
     places += [((r, c), k) for (r, c), k in zip(zip(range(2, n - 1, 2), range(1, n - 2, 2)), range(3, n, 2))]
@@ -183,38 +184,38 @@ def fiedler_companion(a):
     places += [((r, c), k) for (r, c), k in zip(zip(range(0, n - 2, 2), range(1, n - 1, 2)), range(2, n, 2))]
     places[0] = ((0, 0), 1)
     ones = dtypes.ones_like(b[:1])
-    values = shapes.concatenate([elementwise.negative(b[k : k + 1]) if k is not None else ones for _, k in places])
+    values = shapes.concatenate([anp.negative(b[k : k + 1]) if k is not None else ones for _, k in places])
     flat = _np.array([r * (n - 1) + c for (r, c), _ in places])
-    return shapes.reshape(indexing.untake(values, _index_like(flat, b), ((n - 1) ** 2,)), (n - 1, n - 1))
+    return shapes.reshape(anp.untake(values, _index_like(flat, b), ((n - 1) ** 2,)), (n - 1, n - 1))
 
 
 def leslie(f, s):
     """The Leslie matrix: fecundities ``f`` in the first row, survival ``s`` on the subdiagonal."""
-    f, s = shapes.ravel(_array(f, s)), shapes.ravel(_array(s, f))
-    n = shapes.shape(f)[0]
-    if shapes.shape(s)[0] != n - 1:
+    f, s = anp.ravel(_array(f, s)), anp.ravel(_array(s, f))
+    n = anp.shape(f)[0]
+    if anp.shape(s)[0] != n - 1:
         raise ValueError("leslie: Incorrect lengths for f and s. The length of s must be one less than the length of f.")
-    dtype = dtypes.result_type(getval(f), getval(s))
-    below = shapes.concatenate([indexing.diag(dtypes.astype(s, dtype)), _zeros(dtypes.astype(s, dtype), (n - 1, 1))], axis=1)
-    return shapes.concatenate([shapes.reshape(dtypes.astype(f, dtype), (1, n)), below], axis=0)
+    dtype = anp.result_type(getval(f), getval(s))
+    below = shapes.concatenate([anp.diag(anp.astype(s, dtype)), _zeros(anp.astype(s, dtype), (n - 1, 1))], axis=1)
+    return shapes.concatenate([shapes.reshape(anp.astype(f, dtype), (1, n)), below], axis=0)
 
 
 def khatri_rao(a, b):
     """The column-wise Kronecker product of ``a (m, k)`` and ``b (n, k)``: ``(m n, k)``."""
     a, b = _array(a, b), _array(b, a)
-    if shapes.ndim(a) != 2 or shapes.ndim(b) != 2 or shapes.shape(a)[1] != shapes.shape(b)[1]:
+    if anp.ndim(a) != 2 or anp.ndim(b) != 2 or anp.shape(a)[1] != anp.shape(b)[1]:
         raise ValueError("khatri_rao: a and b must be 2-d with the same number of columns")
-    product = elementwise.multiply(shapes.expand_dims(a, 1), shapes.expand_dims(b, 0))
-    return shapes.reshape(product, (-1, shapes.shape(a)[1]))
+    product = anp.multiply(anp.expand_dims(a, 1), anp.expand_dims(b, 0))
+    return shapes.reshape(product, (-1, anp.shape(a)[1]))
 
 
 def diagsvd(s, M, N):
     """The ``M x N`` matrix with ``s`` on its diagonal (``len(s)`` is ``M`` or ``N``)."""
-    s = shapes.ravel(_array(s))
-    k = shapes.shape(s)[0]
+    s = anp.ravel(_array(s))
+    k = anp.shape(s)[0]
     if k not in (M, N):
         raise ValueError("diagsvd: Length of s must be M or N.")
-    return arrays.pad(indexing.diag(s), ((0, M - k), (0, N - k)))
+    return anp.pad(anp.diag(s), ((0, M - k), (0, N - k)))
 
 
 def _scipy_constant(name):
@@ -285,15 +286,15 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
         raise NotImplementedError("scipy.linalg.eig: b (the generalized problem) and left=True are not supported")
     w, v = _np_linalg.eig(a)
     if right and _np_linalg.NUMPY_EIG_ALWAYS_COMPLEX and not declare.iscomplexobj(a) and _np_linalg.known_real(w):
-        v = elementwise.real(v)  # SciPy's real eigenvectors, where NumPy 2.5's eig is complex
+        v = anp.real(v)  # SciPy's real eigenvectors, where NumPy 2.5's eig is complex
     if not declare.iscomplexobj(w):
-        w = dtypes.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
+        w = anp.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
     w = _homogeneous(w) if homogeneous_eigvals else w
     return (w, v) if right else w
 
 
 def _homogeneous(w):
-    return shapes.stack([w, dtypes.ones_like(w)])
+    return anp.stack([w, dtypes.ones_like(w)])
 
 
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
@@ -356,9 +357,9 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
     if mode not in ("left", "right"):
         raise ValueError(f"qr_multiply: mode must be 'left' or 'right', not {mode!r}")
     q, r, *pivots = qr(a, mode="economic", pivoting=pivoting)
-    q = elementwise.conj(q) if conjugate else q
+    q = anp.conj(q) if conjugate else q
     c = _array(c, a)
-    return (products.matmul(q, c) if mode == "left" else products.matmul(c, q), r, *pivots)
+    return (anp.matmul(q, c) if mode == "left" else anp.matmul(c, q), r, *pivots)
 
 
 def rq(a, overwrite_a=False, lwork=None, mode="full", check_finite=True):
@@ -372,7 +373,7 @@ def rq(a, overwrite_a=False, lwork=None, mode="full", check_finite=True):
 
 def _reversed_t(x):
     """``J x.T J`` (``J`` the exchange matrices): QR of ``J a.T J`` gives RQ of ``a`` as ``J r.T J``, ``J q.T J``."""
-    return shapes.flip(_t(x), (-2, -1))
+    return anp.flip(_t(x), (-2, -1))
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
@@ -384,15 +385,15 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     NotImplementedError
         For a non-square ``a``, and on backends without an LU factorization (naming them).
     """
-    if shapes.shape(a)[-1] != shapes.shape(a)[-2]:
+    if anp.shape(a)[-1] != anp.shape(a)[-2]:
         raise NotImplementedError("scipy.linalg.lu: only square matrices are supported")
     packed, piv = lu_factor(a)
-    lower, upper = _unit_lower(packed), indexing.triu(packed)
+    lower, upper = _unit_lower(packed), anp.triu(packed)
     p = _t(_permutation_matrix(getval(piv), getval(packed)))
     if permute_l:
         return _mm(p, lower), upper
     if p_indices:
-        return dtypes.astype(reductions.argmax(p, axis=-1), "int32"), lower, upper
+        return anp.astype(reductions.argmax(p, axis=-1), "int32"), lower, upper
     return p, lower, upper
 
 
@@ -400,9 +401,9 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     """``(x, residues, rank, s)``: the least-squares solution with SciPy's conventions (residues a scalar for
     1-d ``b``, empty unless ``a`` has full column rank ``n < m``); singular values below ``cond`` times
     the largest are treated as zero."""
-    m, n = shapes.shape(a)
+    m, n = anp.shape(a)
     x, residues, rank, s = _np_linalg.lstsq(a, b, rcond=cond if cond is not None else _eps(a))
-    if shapes.ndim(b) == 1 and shapes.size(residues):
+    if anp.ndim(b) == 1 and anp.size(residues):
         residues = residues[0]
     return x, residues, rank, s
 
@@ -413,7 +414,7 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     s = host_values(svdvals(a))
     largest = float(s.max()) if s.size else 0.0
     atol = 0.0 if atol is None else atol
-    rtol = builtins.max(shapes.shape(a)[-2:]) * _eps(a) if rtol is None and atol == 0.0 else rtol or 0.0
+    rtol = builtins.max(anp.shape(a)[-2:]) * _eps(a) if rtol is None and atol == 0.0 else rtol or 0.0
     cutoff = atol + largest * rtol
     result = _np_linalg.pinv(a, rtol=cutoff / largest if largest else 0.0)
     return (result, int((s > cutoff).sum())) if return_rank else result
@@ -445,15 +446,17 @@ def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=T
     h = _symmetric_from(a, lower)
     magnitudes = _np.abs(host_values(_np_linalg.eigvalsh(getval(h))))
     largest = float(magnitudes.max()) if magnitudes.size else 0.0
-    rtol = shapes.shape(a)[-1] * _eps(a) if rtol is None and not atol else rtol or 0.0
+    rtol = anp.shape(a)[-1] * _eps(a) if rtol is None and not atol else rtol or 0.0
     cutoff = (atol or 0.0) + largest * rtol
     relative = cutoff / largest if largest else 0.0
     if declare.iscomplexobj(h):
-        x, y = elementwise.real(h), elementwise.imag(h)
-        embedded = shapes.concatenate([shapes.concatenate([x, elementwise.negative(y)], axis=1), shapes.concatenate([y, x], axis=1)], axis=0)
-        n = shapes.shape(h)[-1]
+        x, y = anp.real(h), anp.imag(h)
+        embedded = shapes.concatenate(
+            [shapes.concatenate([x, anp.negative(y)], axis=1), shapes.concatenate([y, x], axis=1)], axis=0
+        )
+        n = anp.shape(h)[-1]
         inverse = _np_linalg.pinv(embedded, rtol=relative)
-        result = elementwise.add(inverse[:n, :n], elementwise.multiply(inverse[n:, :n], 1j))
+        result = anp.add(inverse[:n, :n], anp.multiply(inverse[n:, :n], 1j))
     else:
         result = _np_linalg.pinv(h, rtol=relative)
     return (result, int((magnitudes > cutoff).sum())) if return_rank else result
@@ -466,14 +469,14 @@ def polar(a, side="right"):
         raise ValueError("polar: `side` must be either 'right' or 'left'")
     w, s, vh = _np_linalg.svd(a, full_matrices=False)
     u = _mm(w, vh)
-    p = _mm(elementwise.multiply(_ct(vh), s), vh) if side == "right" else _mm(elementwise.multiply(w, s), _ct(w))
+    p = _mm(anp.multiply(_ct(vh), s), vh) if side == "right" else _mm(anp.multiply(w, s), _ct(w))
     return u, p
 
 
 def _rank_cut(s, rcond, a):
     values = host_values(s)
     if rcond is None:
-        rcond = _eps(a) * builtins.max(shapes.shape(a))
+        rcond = _eps(a) * builtins.max(anp.shape(a))
     return int((values > (values.max() if values.size else 0.0) * rcond).sum())
 
 
@@ -492,9 +495,9 @@ def orth(A, rcond=None):
 def orthogonal_procrustes(A, B, check_finite=True):
     """``(r, scale)``: the orthogonal ``r`` minimising ``||A r - B||`` and the sum of the singular values
     of ``A^H B``."""
-    if shapes.ndim(A) != 2 or shapes.shape(A) != shapes.shape(B):
-        raise ValueError(f"orthogonal_procrustes: A and B must be 2-d of the same shape, got {shapes.shape(A)} and {shapes.shape(B)}")
-    u, w, vt = _np_linalg.svd(_t(_mm(_t(B), elementwise.conj(A))))
+    if anp.ndim(A) != 2 or anp.shape(A) != anp.shape(B):
+        raise ValueError(f"orthogonal_procrustes: A and B must be 2-d of the same shape, got {anp.shape(A)} and {anp.shape(B)}")
+    u, w, vt = _np_linalg.svd(_t(_mm(_t(B), anp.conj(A))))
     return _mm(u, vt), reductions.sum(w)
 
 
@@ -504,13 +507,13 @@ def subspace_angles(A, B):
     qa, qb = orth(A), orth(B)
     qa_h_qb = _mm(_ct(qa), qb)
     sigma = svdvals(qa_h_qb)
-    if shapes.shape(qa)[1] >= shapes.shape(qb)[1]:
-        rest = elementwise.subtract(qb, _mm(qa, qa_h_qb))
+    if anp.shape(qa)[1] >= anp.shape(qb)[1]:
+        rest = anp.subtract(qb, _mm(qa, qa_h_qb))
     else:
-        rest = elementwise.subtract(qa, _mm(qb, _ct(qa_h_qb)))
-    small = elementwise.arcsin(indexing.clip(svdvals(rest), -1.0, 1.0))
-    large = elementwise.arccos(indexing.clip(shapes.flip(sigma, 0), -1.0, 1.0))
-    return indexing.where(elementwise.multiply(sigma, sigma) >= 0.5, small, large)
+        rest = anp.subtract(qa, _mm(qb, _ct(qa_h_qb)))
+    small = anp.arcsin(indexing.clip(svdvals(rest), -1.0, 1.0))
+    large = anp.arccos(indexing.clip(anp.flip(sigma, 0), -1.0, 1.0))
+    return anp.where(anp.multiply(sigma, sigma) >= 0.5, small, large)
 
 
 def cdf2rdf(w, v):
@@ -529,9 +532,9 @@ def cdf2rdf(w, v):
     for j, k in pairs:
         corner[j, k], corner[k, j] = 1, 1
         mixing[j, j], mixing[j, k], mixing[k, j], mixing[k, k] = 0.5j, 0.5, -0.5j, 0.5
-    imag_rows = elementwise.multiply(shapes.expand_dims(elementwise.imag(w), 1), _from_host(corner, elementwise.imag(w), getval(elementwise.real(w)).dtype))
-    wr = elementwise.add(indexing.diag(elementwise.real(w)), imag_rows)
-    return wr, elementwise.real(products.matmul(v, _from_host(mixing, v, getval(v).dtype)))
+    imag_rows = anp.multiply(anp.expand_dims(anp.imag(w), 1), _from_host(corner, anp.imag(w), getval(anp.real(w)).dtype))
+    wr = anp.add(anp.diag(anp.real(w)), imag_rows)
+    return wr, anp.real(anp.matmul(v, _from_host(mixing, v, getval(v).dtype)))
 
 
 # ---- matrix functions ----
@@ -539,21 +542,21 @@ def cdf2rdf(w, v):
 
 def _maybe_real(a, result):
     """``result``'s real part when ``a`` is real (SciPy's ``_maybe_real``: the imaginary part is rounding)."""
-    return elementwise.real(result) if not declare.iscomplexobj(a) and declare.iscomplexobj(result) else result
+    return anp.real(result) if not declare.iscomplexobj(a) and declare.iscomplexobj(result) else result
 
 
 def cosm(A):
     """The matrix cosine ``(expm(iA) + expm(-iA)) / 2``."""
     if declare.iscomplexobj(A):
-        return elementwise.multiply(elementwise.add(expm(elementwise.multiply(A, 1j)), expm(elementwise.multiply(A, -1j))), 0.5)
-    return elementwise.real(expm(elementwise.multiply(A, 1j)))
+        return anp.multiply(anp.add(expm(anp.multiply(A, 1j)), expm(anp.multiply(A, -1j))), 0.5)
+    return anp.real(expm(anp.multiply(A, 1j)))
 
 
 def sinm(A):
     """The matrix sine ``(expm(iA) - expm(-iA)) / 2i``."""
     if declare.iscomplexobj(A):
-        return elementwise.multiply(elementwise.subtract(expm(elementwise.multiply(A, 1j)), expm(elementwise.multiply(A, -1j))), -0.5j)
-    return elementwise.imag(expm(elementwise.multiply(A, 1j)))
+        return anp.multiply(anp.subtract(expm(anp.multiply(A, 1j)), expm(anp.multiply(A, -1j))), -0.5j)
+    return anp.imag(expm(anp.multiply(A, 1j)))
 
 
 def tanm(A):
@@ -563,12 +566,12 @@ def tanm(A):
 
 def coshm(A):
     """The hyperbolic matrix cosine ``(expm(A) + expm(-A)) / 2``."""
-    return _maybe_real(A, elementwise.multiply(elementwise.add(expm(A), expm(elementwise.negative(A))), 0.5))
+    return _maybe_real(A, anp.multiply(anp.add(expm(A), expm(anp.negative(A))), 0.5))
 
 
 def sinhm(A):
     """The hyperbolic matrix sine ``(expm(A) - expm(-A)) / 2``."""
-    return _maybe_real(A, elementwise.multiply(elementwise.subtract(expm(A), expm(elementwise.negative(A))), 0.5))
+    return _maybe_real(A, anp.multiply(anp.subtract(expm(A), expm(anp.negative(A))), 0.5))
 
 
 def tanhm(A):
@@ -585,14 +588,14 @@ def fractional_matrix_power(A, t):
     """``A ** t``: ``matrix_power`` for an integer ``t``, else ``expm(t logm(A))`` (principal branch)."""
     if float(t).is_integer():
         return _np_linalg.matrix_power(A, int(t))
-    return _maybe_real(A, expm(elementwise.multiply(logm(A), t)))
+    return _maybe_real(A, expm(anp.multiply(logm(A), t)))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     """``(expm(A), L)`` (or ``L`` alone) with ``L`` the Frechet derivative of ``expm`` at ``A`` in the
     direction ``E``: the top-right block of ``expm([[A, E], [0, A]])`` (Higham 2008, theorem 3.6)."""
     E = _array(E, A)
-    n = shapes.shape(A)[-1]
+    n = anp.shape(A)[-1]
     zeros = _zeros(A, (n, n))
     top = shapes.concatenate([A, E], axis=-1)
     block = expm(shapes.concatenate([top, shapes.concatenate([zeros, A], axis=-1)], axis=-2))
@@ -618,7 +621,7 @@ def solve_toeplitz(c_or_cr, b, check_finite=True):
 def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
     """``toeplitz(c, r) @ x``."""
     c, r = _toeplitz_parts(c_or_cr)
-    return products.matmul(toeplitz(c, r), _array(x, c))
+    return anp.matmul(toeplitz(c, r), _array(x, c))
 
 
 def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis=0):
@@ -634,27 +637,27 @@ def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis
     """
     c = _array(c, b)
     b = _array(b, c)
-    if shapes.ndim(c) != 1:
+    if anp.ndim(c) != 1:
         raise NotImplementedError("solve_circulant: only a 1-d c is supported")
     if singular != "raise":
         raise NotImplementedError("solve_circulant: only singular='raise' is supported")
     spectrum = _fft.fft(c)
     magnitudes = _np.abs(host_values(spectrum))
-    tol = shapes.shape(c)[0] * _eps(c) * float(magnitudes.max()) if tol is None else tol
+    tol = anp.shape(c)[0] * _eps(c) * float(magnitudes.max()) if tol is None else tol
     if (magnitudes <= tol).any():
         raise _np.linalg.LinAlgError("near singular circulant matrix.")
-    b_moved = shapes.moveaxis(b, baxis, -1)
-    x = _fft.ifft(elementwise.divide(_fft.fft(b_moved), spectrum))
+    b_moved = anp.moveaxis(b, baxis, -1)
+    x = _fft.ifft(anp.divide(_fft.fft(b_moved), spectrum))
     if not (declare.iscomplexobj(c) or declare.iscomplexobj(b)):
-        x = elementwise.real(x)
-    return shapes.moveaxis(x, -1, outaxis)
+        x = anp.real(x)
+    return anp.moveaxis(x, -1, outaxis)
 
 
 def _symmetric_band(ab, lower):
     """The dense symmetric (Hermitian) matrix whose upper (``lower=False``) or lower band storage is ``ab``."""
-    bands = shapes.shape(ab)[-2] - 1
+    bands = anp.shape(ab)[-2] - 1
     triangle = _banded_to_dense(ab, bands, 0) if lower else _banded_to_dense(ab, 0, bands)
-    return elementwise.add(triangle, _ct(elementwise.subtract(triangle, indexing.diag(indexing.diagonal(triangle)))))
+    return anp.add(triangle, _ct(anp.subtract(triangle, anp.diag(indexing.diagonal(triangle)))))
 
 
 def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False, check_finite=True):
@@ -664,7 +667,7 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False, che
 
 def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
     """The Cholesky factor of the positive-definite ``a`` given in band storage, in the same band storage."""
-    bands = shapes.shape(ab)[-2] - 1
+    bands = anp.shape(ab)[-2] - 1
     factor = cholesky(_symmetric_band(ab, lower), lower=lower)
     return _dense_to_banded(factor, bands, 0) if lower else _dense_to_banded(factor, 0, bands)
 
@@ -672,7 +675,7 @@ def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
 def cho_solve_banded(cb_and_lower, b, overwrite_b=False, check_finite=True):
     """The solution of ``a x = b`` from the banded Cholesky factor ``(cb, lower)`` of ``cholesky_banded``."""
     cb, lower = cb_and_lower
-    bands = shapes.shape(cb)[-2] - 1
+    bands = anp.shape(cb)[-2] - 1
     factor = _banded_to_dense(cb, bands, 0) if lower else _banded_to_dense(cb, 0, bands)
     b = _array(b, cb)
     if lower:
@@ -701,7 +704,7 @@ def eigvals_banded(a_band, lower=False, overwrite_a_band=False, select="a", sele
 def _tridiagonal(d, e):
     d = _array(d, e)
     e = _array(e, d)
-    return elementwise.add(indexing.diag(d), elementwise.add(indexing.diag(e, -1), indexing.diag(elementwise.conj(e), 1)))
+    return anp.add(anp.diag(d), anp.add(anp.diag(e, -1), anp.diag(anp.conj(e), 1)))
 
 
 def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None, check_finite=True, tol=0.0, lapack_driver="auto"):
@@ -725,10 +728,10 @@ solve_lyapunov = solve_continuous_lyapunov
 
 def solve_discrete_lyapunov(a, q, method=None):
     """The ``x`` with ``a x a^H - x + q = 0``, from its Kronecker form ``(I - kron(a, conj(a))) vec(x) = vec(q)``."""
-    n = shapes.shape(a)[-1]
-    kron = shapes.reshape(elementwise.multiply(a[:, None, :, None], elementwise.conj(a)[None, :, None, :]), (n * n, n * n))
-    system = elementwise.subtract(dtypes.astype(indexing.eye_like(kron), getval(kron).dtype), kron)
-    return shapes.reshape(_np_linalg.solve(system, shapes.ravel(_array(q, a))), (n, n))
+    n = anp.shape(a)[-1]
+    kron = shapes.reshape(anp.multiply(a[:, None, :, None], anp.conj(a)[None, :, None, :]), (n * n, n * n))
+    system = anp.subtract(anp.astype(anp.eye_like(kron), getval(kron).dtype), kron)
+    return shapes.reshape(_np_linalg.solve(system, anp.ravel(_array(q, a))), (n, n))
 
 
 # ---- SciPy's own, without a derivative in adcore ----
@@ -745,7 +748,7 @@ def kron(a, b):
     """SciPy's ``kron`` (removed in SciPy 1.17; autograd offers it beside older SciPy): the Kronecker product
     of two matrices, ``adcore.numpy.kron(a, b)``, an array of shape ``(a.shape[0] * b.shape[0],
     a.shape[1] * b.shape[1])``; bilinear, so its derivatives are ``kron``'s."""
-    return products.kron(a, b)
+    return anp.kron(a, b)
 
 
 def scipy_own(name):

@@ -12,11 +12,12 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import defjvp, defjvp_argnums, defvjp, defvjp_argnums, notrace_primitive, primitive
+from ..numpy import declare, dtypes, indexing, shapes
 from ..numpy import linalg as _np_linalg
-from ..numpy import arrays, declare, dtypes, elementwise, indexing, products, shapes
-from ..numpy.linalg import _ct, _diag, _diagonal, _drop_last, _mm, _symmetric_from, _t
 from ..numpy.declare import broadcast, metadata, unbroadcast
+from ..numpy.linalg import _ct, _diag, _diagonal, _drop_last, _mm, _symmetric_from, _t
 
 __all__ = [
     "cho_factor",
@@ -52,7 +53,7 @@ def _library_function(name, *values):
 
 def _as_matrix(x, vector):
     """``x`` with a trailing axis of size 1 when it stands for a (stack of) vector(s)."""
-    return shapes.expand_dims(x, -1) if vector else x
+    return anp.expand_dims(x, -1) if vector else x
 
 
 def _as_given(x, vector):
@@ -63,7 +64,7 @@ def _triangle(x, lower, unit_diagonal=False):
     """The triangle of ``x`` a triangular solver reads: lower or upper, without the diagonal when
     it is taken to be 1."""
     k = (-1 if lower else 1) if unit_diagonal else 0
-    return indexing.tril(x, k) if lower else indexing.triu(x, k)
+    return anp.tril(x, k) if lower else anp.triu(x, k)
 
 
 def _symmetric(a, lower, hermitian=True):
@@ -71,8 +72,8 @@ def _symmetric(a, lower, hermitian=True):
     reading one triangle of ``a`` sees."""
     if hermitian or not declare.iscomplexobj(a):
         return _symmetric_from(a, lower)
-    strict = indexing.tril(a, -1) if lower else indexing.triu(a, 1)
-    return elementwise.add(_triangle(a, lower), _t(strict))
+    strict = anp.tril(a, -1) if lower else anp.triu(a, 1)
+    return anp.add(_triangle(a, lower), _t(strict))
 
 
 def _same_precision(result, a, backend):
@@ -168,7 +169,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         return fun(a, b, trans=code, lower=lower, unit_diagonal=unit_diagonal)
     t = _triangle(a, lower, unit_diagonal)
     if unit_diagonal:
-        t = t + indexing.eye_like(a)
+        t = t + anp.eye_like(a)
     op = {"N": t, "T": backend.matrix_transpose(t), "C": backend.conj(backend.matrix_transpose(t))}[code]
     return backend.linalg.solve(op, b)
 
@@ -176,25 +177,25 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 def _solve_triangular_transposed(a, g, trans, lower, unit_diagonal):
     """``op(t)^-T g`` (plain transpose): the adjoint of ``g -> op(t)^-1 g``."""
     if trans == "C" and declare.iscomplexobj(a):  # op(t)^T = conj(t)
-        return elementwise.conj(solve_triangular(a, elementwise.conj(g), "N", lower, unit_diagonal))
+        return anp.conj(solve_triangular(a, anp.conj(g), "N", lower, unit_diagonal))
     return solve_triangular(a, g, "N" if trans in ("T", "C") else "T", lower, unit_diagonal)
 
 
 def grad_solve_triangular_a(ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
     trans = _holomorphic_trans(a, trans, "solve_triangular")
-    meta, vector = metadata(a), shapes.ndim(b) == 1
+    meta, vector = metadata(a), anp.ndim(b) == 1
 
     def vjp(g):
         g_b = _solve_triangular_transposed(a, _as_matrix(g, vector), trans, lower, unit_diagonal)
         x = _as_matrix(ans, vector)
         g_t = _mm(g_b, _t(x)) if trans == "N" else _mm(x, _t(g_b))
-        return unbroadcast(elementwise.negative(_triangle(g_t, lower, unit_diagonal)), meta)
+        return unbroadcast(anp.negative(_triangle(g_t, lower, unit_diagonal)), meta)
 
     return vjp
 
 
 def grad_solve_triangular_b(ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
-    trans, meta, vector = _trans_code(trans, "solve_triangular"), metadata(b), shapes.ndim(b) == 1
+    trans, meta, vector = _trans_code(trans, "solve_triangular"), metadata(b), anp.ndim(b) == 1
     return lambda g: unbroadcast(
         _as_given(_solve_triangular_transposed(a, _as_matrix(g, vector), trans, lower, unit_diagonal), vector), meta
     )
@@ -202,10 +203,10 @@ def grad_solve_triangular_b(ans, a, b, trans=0, lower=False, unit_diagonal=False
 
 def jvp_solve_triangular_a(g, ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
     trans = _holomorphic_trans(a, trans, "solve_triangular")
-    vector = shapes.ndim(b) == 1
+    vector = anp.ndim(b) == 1
     dt = _triangle(g, lower, unit_diagonal)
     rhs = _mm(dt if trans == "N" else _t(dt), _as_matrix(ans, vector))
-    return broadcast(elementwise.negative(_as_given(solve_triangular(a, rhs, trans, lower, unit_diagonal), vector)), ans)
+    return broadcast(anp.negative(_as_given(solve_triangular(a, rhs, trans, lower, unit_diagonal), vector)), ans)
 
 
 def jvp_solve_triangular_b(g, ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
@@ -266,14 +267,14 @@ def _permutation_matrix(piv, like):
 
 
 def _square_only(a, op):
-    m, n = shapes.shape(a)[-2:]
+    m, n = anp.shape(a)[-2:]
     if m != n:
-        raise NotImplementedError(f"scipy.linalg.{op}: derivatives are implemented for square matrices, got shape {shapes.shape(a)}")
+        raise NotImplementedError(f"scipy.linalg.{op}: derivatives are implemented for square matrices, got shape {anp.shape(a)}")
 
 
 def _unit_lower(lu):
     """``l``: the strictly lower triangle of ``lu`` with ones on the diagonal."""
-    return elementwise.add(indexing.tril(lu, -1), indexing.eye_like(lu))
+    return anp.add(anp.tril(lu, -1), anp.eye_like(lu))
 
 
 def grad_lu_factor(ans, a, overwrite_a=False, check_finite=True):
@@ -283,9 +284,9 @@ def grad_lu_factor(ans, a, overwrite_a=False, check_finite=True):
 
     def vjp(g):
         g_lu = g[0]
-        g_l = indexing.tril(_mm(_t(_unit_lower(lu)), indexing.tril(g_lu, -1)), -1)
-        g_u = indexing.triu(_mm(indexing.triu(g_lu), _t(indexing.triu(lu))))
-        left = solve_triangular(lu, elementwise.add(g_l, g_u), "T", lower=True, unit_diagonal=True)
+        g_l = anp.tril(_mm(_t(_unit_lower(lu)), anp.tril(g_lu, -1)), -1)
+        g_u = anp.triu(_mm(anp.triu(g_lu), _t(anp.triu(lu))))
+        left = solve_triangular(lu, anp.add(g_l, g_u), "T", lower=True, unit_diagonal=True)
         return _mm(_t(p), _t(solve_triangular(lu, _t(left), "N", lower=False)))
 
     return vjp
@@ -297,7 +298,7 @@ def jvp_lu_factor(g, ans, a, overwrite_a=False, check_finite=True):
     p = _permutation_matrix(piv, lu)
     f = solve_triangular(lu, _mm(p, g), "N", lower=True, unit_diagonal=True)
     f = _t(solve_triangular(lu, _t(f), "T", lower=False))
-    return (elementwise.add(_mm(_unit_lower(lu), indexing.tril(f, -1)), _mm(indexing.triu(f), indexing.triu(lu))), dtypes.zeros_like(piv))
+    return (anp.add(_mm(_unit_lower(lu), anp.tril(f, -1)), _mm(anp.triu(f), anp.triu(lu))), dtypes.zeros_like(piv))
 
 
 defvjp(lu_factor, grad_lu_factor)
@@ -320,14 +321,14 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """
     lu, piv = lu_and_piv
     code = _trans_code(trans, "lu_solve")
-    vector = shapes.ndim(b) == 1
+    vector = anp.ndim(b) == 1
     p = _permutation_matrix(piv, lu)
     b = _as_matrix(b, vector)
     if code == "N":
-        y = solve_triangular(lu, products.matmul(p, b), "N", lower=True, unit_diagonal=True)
+        y = solve_triangular(lu, anp.matmul(p, b), "N", lower=True, unit_diagonal=True)
         return _as_given(solve_triangular(lu, y, "N", lower=False), vector)
     y = solve_triangular(lu, b, code, lower=False)
-    return _as_given(products.matmul(_t(p), solve_triangular(lu, y, code, lower=True, unit_diagonal=True)), vector)
+    return _as_given(anp.matmul(_t(p), solve_triangular(lu, y, code, lower=True, unit_diagonal=True)), vector)
 
 
 # ---- Cholesky ----
@@ -402,7 +403,7 @@ def _read(a, kind, lower):
     if kind in ("sym", "her", "pos"):
         return _symmetric(a, lower, hermitian=kind != "sym")
     if kind == "tridiagonal":
-        return indexing.triu(indexing.tril(a, 1), -1)
+        return anp.triu(anp.tril(a, 1), -1)
     return a
 
 
@@ -447,8 +448,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if kind in ("upper", "lower"):
         return solve_triangular(a, b, lower=kind == "lower")
     if kind == "diagonal":
-        vector = shapes.ndim(b) == 1
-        return _as_given(elementwise.divide(_as_matrix(b, vector), shapes.expand_dims(_diagonal(a), -1)), vector)
+        vector = anp.ndim(b) == 1
+        return _as_given(anp.divide(_as_matrix(b, vector), anp.expand_dims(_diagonal(a), -1)), vector)
     return _np_linalg.solve(_read(a, kind, lower), b)
 
 
@@ -467,9 +468,9 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     """
     kind = _structure(assume_a, "inv", {"gen", "diagonal", "upper", "lower", "pos", "sym", "her"})
     if kind in ("upper", "lower"):
-        return solve_triangular(a, indexing.eye_like(a), lower=kind == "lower")
+        return solve_triangular(a, anp.eye_like(a), lower=kind == "lower")
     if kind == "diagonal":
-        return _diag(elementwise.divide(1.0, _diagonal(a)))
+        return _diag(anp.divide(1.0, _diagonal(a)))
     return _np_linalg.inv(_read(a, kind, lower))
 
 
@@ -509,9 +510,9 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     ``linalg.solve`` on the dense matrix.
     """
     l, u = l_and_u
-    if shapes.shape(ab)[-2] != l + u + 1:
+    if anp.shape(ab)[-2] != l + u + 1:
         raise ValueError(
-            f"solve_banded: ab must have l + u + 1 = {l + u + 1} rows for (l, u) = {(l, u)}, got shape {shapes.shape(ab)}"
+            f"solve_banded: ab must have l + u + 1 = {l + u + 1} rows for (l, u) = {(l, u)}, got shape {anp.shape(ab)}"
         )
     backend, fun = _library_function("solve_banded", ab, b)
     if fun is not None:
@@ -527,28 +528,28 @@ def _band_rows(l, u, m):
 
 def _banded_to_dense(ab, l, u):
     """The dense matrices ``(..., m, m)`` of the band storage ``ab``; linear in ``ab``."""
-    m = shapes.shape(ab)[-1]
+    m = anp.shape(ab)[-1]
     dense = None
     for row, offset, start, stop in _band_rows(l, u, m):
         if stop > start:
-            term = indexing.diagonal_untake(ab[..., row, start:stop], offset, (m, m))
-            dense = term if dense is None else elementwise.add(dense, term)
+            term = anp.diagonal_untake(ab[..., row, start:stop], offset, (m, m))
+            dense = term if dense is None else anp.add(dense, term)
     return dense
 
 
 def _dense_to_banded(a, l, u):
     """The band storage of the ``(l, u)`` band of ``a`` (zeros in the corners): the adjoint of ``_banded_to_dense``."""
-    m, nd = shapes.shape(a)[-1], shapes.ndim(a)
+    m, nd = anp.shape(a)[-1], anp.ndim(a)
     rows = [
-        arrays.pad(indexing.diagonal(a, offset, -2, -1), [(0, 0)] * (nd - 2) + [(start, m - stop)])
+        anp.pad(indexing.diagonal(a, offset, -2, -1), [(0, 0)] * (nd - 2) + [(start, m - stop)])
         for row, offset, start, stop in _band_rows(l, u, m)
     ]
-    return shapes.stack(rows, axis=-2)
+    return anp.stack(rows, axis=-2)
 
 
 def grad_solve_banded(argnums, ans, args, kwargs):
     (l, u), ab, b = args[:3]
-    vector = shapes.ndim(b) == 1
+    vector = anp.ndim(b) == 1
     ab_t = _dense_to_banded(_t(_banded_to_dense(ab, l, u)), u, l)
     metas = {1: metadata(ab), 2: metadata(b)}
 
@@ -556,7 +557,7 @@ def grad_solve_banded(argnums, ans, args, kwargs):
         g_b = solve_banded((u, l), ab_t, _as_matrix(g, vector))
         cotangents = {2: _as_given(g_b, vector)}
         if 1 in argnums:
-            cotangents[1] = _dense_to_banded(elementwise.negative(_mm(g_b, _t(_as_matrix(ans, vector)))), l, u)
+            cotangents[1] = _dense_to_banded(anp.negative(_mm(g_b, _t(_as_matrix(ans, vector)))), l, u)
         return tuple(unbroadcast(cotangents[argnum], metas[argnum]) for argnum in argnums)
 
     return vjp
@@ -565,11 +566,11 @@ def grad_solve_banded(argnums, ans, args, kwargs):
 def jvp_solve_banded(argnums, gs, ans, args, kwargs):
     (l, u), ab, b = args[:3]
     tangents = dict(zip(argnums, gs))
-    vector = shapes.ndim(b) == 1
+    vector = anp.ndim(b) == 1
     rhs = _as_matrix(tangents[2], vector) if 2 in tangents else None
     if 1 in tangents:
-        product = elementwise.negative(_mm(_banded_to_dense(tangents[1], l, u), _as_matrix(ans, vector)))
-        rhs = product if rhs is None else elementwise.add(rhs, product)
+        product = anp.negative(_mm(_banded_to_dense(tangents[1], l, u), _as_matrix(ans, vector)))
+        rhs = product if rhs is None else anp.add(rhs, product)
     return broadcast(_as_given(solve_banded((l, u), ab, rhs), vector), ans)
 
 
@@ -697,7 +698,7 @@ def grad_solve_sylvester(argnums, ans, args, kwargs):
 
     def vjp(g):
         g_q = solve_sylvester(_t(a), _t(b), g)
-        cotangents = {0: lambda: elementwise.negative(_mm(g_q, _t(ans))), 1: lambda: elementwise.negative(_mm(_t(ans), g_q)), 2: lambda: g_q}
+        cotangents = {0: lambda: anp.negative(_mm(g_q, _t(ans))), 1: lambda: anp.negative(_mm(_t(ans), g_q)), 2: lambda: g_q}
         return tuple(unbroadcast(cotangents[argnum](), metas[argnum]) for argnum in argnums)
 
     return vjp
@@ -705,11 +706,11 @@ def grad_solve_sylvester(argnums, ans, args, kwargs):
 
 def jvp_solve_sylvester(argnums, gs, ans, args, kwargs):
     a, b, q = args
-    parts = {0: lambda g: elementwise.negative(_mm(g, ans)), 1: lambda g: elementwise.negative(_mm(ans, g)), 2: lambda g: g}
+    parts = {0: lambda g: anp.negative(_mm(g, ans)), 1: lambda g: anp.negative(_mm(ans, g)), 2: lambda g: g}
     rhs = None
     for argnum, g in zip(argnums, gs):
         part = parts[argnum](g)
-        rhs = part if rhs is None else elementwise.add(rhs, part)
+        rhs = part if rhs is None else anp.add(rhs, part)
     return broadcast(solve_sylvester(a, b, rhs), ans)
 
 
@@ -722,7 +723,7 @@ defjvp_argnums(solve_sylvester, jvp_solve_sylvester)
 
 def _block_frechet(f, a, e):
     """``L_f(a, e)``: the upper right block of ``f([[a, e], [0, a]])`` (Higham 2008, theorem 3.6)."""
-    m = shapes.shape(a)[-1]
+    m = anp.shape(a)[-1]
     zeros = dtypes.zeros_like(a)
     block = shapes.concatenate([shapes.concatenate([a, e], axis=-1), shapes.concatenate([zeros, a], axis=-1)], axis=-2)
     return f(block)[..., :m, m:]

@@ -42,8 +42,9 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import def_linear, defvjp_argnum, getval, isbox, primitive
-from ..numpy import arrays, declare, dtypes, elementwise, shapes
+from ..numpy import declare, dtypes, shapes
 from ..numpy.declare import metadata, unbroadcast
 from ..numpy.einsum import LETTERS, einsum
 from ..numpy.selection import take
@@ -102,7 +103,7 @@ def _convolve(in1, in2, mode, method, axes):
     every axis when None (SciPy's ``convolve``), else the given non-negative axes with the others
     broadcast (SciPy's ``fftconvolve``); ``method`` is ``"auto"``, ``"direct"``, ``"fft"`` or ``"oa"``
     (overlap-add, SciPy's ``oaconvolve``). The public functions check the arguments first."""
-    shape1, shape2 = shapes.shape(in1), shapes.shape(in2)
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
     backend = backend_of(in1, in2, op="scipy.signal.convolve")
     if not shape1:
         return backend.multiply(in1, in2)
@@ -120,12 +121,12 @@ def _convolve(in1, in2, mode, method, axes):
 def grad_convolve(argnum, ans, args, kwargs):
     in1, in2, mode, method, axes = args
     other, meta = (in2, in1)[argnum], metadata(args[argnum])
-    full, starts, sizes = _window(shapes.shape(in1), shapes.shape(in2), mode, axes, "convolve")
+    full, starts, sizes = _window(anp.shape(in1), anp.shape(in2), mode, axes, "convolve")
     widths = [(start, total - start - size) for start, total, size in zip(starts, full, sizes)]
     padded = any(before or after for before, after in widths)
 
     def vjp(g):
-        correlation = _convolve(arrays.pad(g, widths) if padded else g, shapes.flip(other, axes), "valid", method, axes)
+        correlation = _convolve(anp.pad(g, widths) if padded else g, anp.flip(other, axes), "valid", method, axes)
         return unbroadcast(correlation, meta)
 
     return vjp
@@ -236,13 +237,13 @@ def correlate(in1, in2, mode="full", method="auto"):
     >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
     array([0.5, 2. , 3.5, 3. , 0. ])
     """
-    return _checked_convolve(in1, shapes.flip(elementwise.conj(in2)), mode, method, "correlate")
+    return _checked_convolve(in1, anp.flip(anp.conj(in2)), mode, method, "correlate")
 
 
 def _checked_convolve(in1, in2, mode, method, name):
     if method not in _METHODS:
         raise ValueError(f"{name}: acceptable method flags are 'auto', 'direct', or 'fft', not method={method!r}")
-    shape1, shape2 = shapes.shape(in1), shapes.shape(in2)
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
     if len(shape1) != len(shape2):
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got shapes {shape1} and {shape2}")
     _window(shape1, shape2, mode, None, name)
@@ -300,9 +301,9 @@ def oaconvolve(in1, in2, mode="full", axes=None):
 
 
 def _frequency_convolve(in1, in2, mode, axes, method, name):
-    shape1, shape2 = shapes.shape(in1), shapes.shape(in2)
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
     if not shape1 and not shape2:
-        return elementwise.multiply(in1, in2)
+        return anp.multiply(in1, in2)
     if len(shape1) != len(shape2):
         raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got shapes {shape1} and {shape2}")
     axes = _axis_tuple(axes, len(shape1), name)
@@ -326,7 +327,7 @@ def _axis_tuple(axes, ndim, name):
 
 def _floating(x):
     """``x``, or float64 where it holds integers or booleans (what SciPy's FFTs compute in)."""
-    return dtypes.astype(x, dtypes.float64) if _holds_integers(x) else x
+    return anp.astype(x, anp.float64) if _holds_integers(x) else x
 
 
 def _holds_integers(x):
@@ -398,7 +399,7 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
 
 
 def _two_dimensional(in1, in2, mode, boundary, fillvalue, name):
-    shape1, shape2 = shapes.shape(in1), shapes.shape(in2)
+    shape1, shape2 = anp.shape(in1), anp.shape(in2)
     if len(shape1) != 2 or len(shape2) != 2:
         raise ValueError(f"{name}: inputs must both be 2-D arrays, got shapes {shape1} and {shape2}")
     if boundary not in _BOUNDARIES:
@@ -408,11 +409,11 @@ def _two_dimensional(in1, in2, mode, boundary, fillvalue, name):
         )
     _window(shape1, shape2, mode, None, name)
     correlating = name == "correlate2d"
-    kernel = shapes.flip(elementwise.conj(in2)) if correlating else in2
+    kernel = anp.flip(anp.conj(in2)) if correlating else in2
     if mode == "valid":
         out = _convolve(in1, kernel, "valid", "auto", None)
         swapped = not all(n1 >= n2 for n1, n2 in zip(shape1, shape2))
-        return elementwise.conj(out) if correlating and swapped else out
+        return anp.conj(out) if correlating and swapped else out
     if mode == "full":
         widths = [(m - 1, m - 1) for m in shape2]
     elif correlating:
@@ -428,14 +429,14 @@ def _extend(x, widths, extension, fillvalue, other, name):
     (``"fill"``), periodically (``"wrap"``) or by mirror images repeating the edge (``"symm"``,
     period ``2n``)."""
     if extension == "fill":
-        padded = arrays.pad(x, widths)
+        padded = anp.pad(x, widths)
         fillvalue = _fill_value(fillvalue, x, other, name)
         if isinstance(fillvalue, (int, float, complex)) and fillvalue == 0:
             return padded
-        mask = arrays.pad(dtypes.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
-        return elementwise.add(padded, elementwise.multiply(fillvalue, mask))
+        mask = anp.pad(dtypes.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
+        return anp.add(padded, anp.multiply(fillvalue, mask))
     for axis, (before, after) in enumerate(widths):
-        n = shapes.shape(x)[axis]
+        n = anp.shape(x)[axis]
         positions = _np.arange(-before, n + after)
         if extension == "wrap":
             index = positions % n
@@ -451,16 +452,18 @@ def _fill_value(fillvalue, x, other, name):
     output. A Python or NumPy value becomes a Python number; an array of ``x``'s backend (traced or
     not) stays there, made 0-d."""
     host = not isbox(fillvalue) and isinstance(fillvalue, (int, float, complex, list, tuple, _np.ndarray, _np.generic))
-    size = _np.size(fillvalue) if host else shapes.size(fillvalue)
+    size = _np.size(fillvalue) if host else anp.size(fillvalue)
     if size != 1:
         raise ValueError(f"{name}: `fillvalue` must be scalar or an array with one element, got {size} elements")
     value = _np.asarray(fillvalue).reshape(()).item() if host else shapes.reshape(fillvalue, ())
-    if (isinstance(value, complex) if host else declare.iscomplexobj(value)) and not (declare.iscomplexobj(x) or declare.iscomplexobj(other)):
+    if (isinstance(value, complex) if host else declare.iscomplexobj(value)) and not (
+        declare.iscomplexobj(x) or declare.iscomplexobj(other)
+    ):
         if not host or value.imag:
             raise ValueError(f"{name}: could not cast the complex `fillvalue` {value} to the real output type")
         value = value.real
     if _holds_integers(x) and _holds_integers(other):
-        return int(value.real) if host else dtypes.astype(value, dtypes.result_type(x, other))
+        return int(value.real) if host else anp.astype(value, anp.result_type(x, other))
     return value
 
 
@@ -498,7 +501,7 @@ def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):
     """
     if mode not in _MODES:
         raise ValueError(f"convolve: acceptable mode flags are 'valid', 'same', or 'full', not mode={mode!r}")
-    a_shape, b_shape = shapes.shape(a), shapes.shape(b)
+    a_shape, b_shape = anp.shape(a), anp.shape(b)
     if axes is None:
         axes = (range(len(a_shape)), range(len(a_shape)))
     conv_a, conv_b = _axis_list(axes[0], len(a_shape)), _axis_list(axes[1], len(b_shape))
@@ -524,17 +527,17 @@ def convolve_axes(a, b, axes=None, dot_axes=((), ()), mode="full"):
     signal, filt = (b, a) if a_filters else (a, b)
     signal_axes, filter_axes = (conv_b, conv_a) if a_filters else (conv_a, conv_b)
     signal_terms, filter_terms = (b_terms, a_terms) if a_filters else (a_terms, b_terms)
-    signal_ndim = len(shapes.shape(signal))
+    signal_ndim = len(anp.shape(signal))
     window_terms, out_terms = [], []
     for signal_axis, filter_axis in zip(signal_axes, filter_axes):
-        signal = _windows(signal, signal_axis, shapes.shape(filt)[filter_axis], mode)
-        filt = shapes.flip(filt, filter_axis)
+        signal = _windows(signal, signal_axis, anp.shape(filt)[filter_axis], mode)
+        filt = anp.flip(filt, filter_axis)
         signal_terms[signal_axis] = next(letters)
         out_terms.append(signal_terms[signal_axis])
         filter_terms[filter_axis] = next(letters)
         window_terms.append(filter_terms[filter_axis])
     signal_subscripts = "".join(signal_terms[i] for i in range(signal_ndim)) + "".join(window_terms)
-    filter_subscripts = "".join(filter_terms[i] for i in range(len(shapes.shape(filt))))
+    filter_subscripts = "".join(filter_terms[i] for i in range(len(anp.shape(filt))))
     out = einsum(f"{signal_subscripts},{filter_subscripts}->{''.join(ignored + out_terms)}", signal, filt)
     if mode != "same":
         return out
@@ -558,12 +561,12 @@ def _windows(signal, axis, n_filter, mode):
     ``"valid"``) and cut into its windows of ``n_filter`` entries: the windows' axis replaces ``axis``
     and the entries within a window go last."""
     if mode != "valid":
-        widths = [(0, 0)] * len(shapes.shape(signal))
+        widths = [(0, 0)] * len(anp.shape(signal))
         widths[axis] = (n_filter - 1, n_filter - 1)
-        signal = arrays.pad(signal, widths)
-    length = shapes.shape(signal)[axis] - n_filter + 1
+        signal = anp.pad(signal, widths)
+    length = anp.shape(signal)[axis] - n_filter + 1
     lead = (slice(None),) * axis
-    return shapes.stack([signal[lead + (slice(j, j + length), ...)] for j in range(n_filter)], axis=-1)
+    return anp.stack([signal[lead + (slice(j, j + length), ...)] for j in range(n_filter)], axis=-1)
 
 
 def _standard_convolve(backend, in1, in2, method, axes, full):

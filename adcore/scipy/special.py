@@ -98,8 +98,9 @@ import numpy
 
 from backends import array_backend, backend_of, get_backend
 
+from .. import numpy as anp
 from ..core import getval, notrace_primitive, primitive
-from ..numpy import dtypes, elementwise, indexing, reductions, shapes
+from ..numpy import dtypes, reductions
 from ..numpy.declare import def_elementwise
 from ..numpy.numerics import _sin_cos_pi
 
@@ -229,7 +230,7 @@ def _raw(name, standard=None):
                 "standard defines none; the numpy backend has all of SciPy's, cupy those of cupyx.scipy.special); "
                 "convert the arrays to the numpy backend"
             )
-        args = [dtypes.astype(a, dtype) if array_owner(a) is backend and a.dtype != dtype else a for a in args]
+        args = [anp.astype(a, dtype) if array_owner(a) is backend and a.dtype != dtype else a for a in args]
         return standard(*args)
 
     raw.__name__ = raw.__qualname__ = name
@@ -264,9 +265,9 @@ def _over_x(f, x, sign):
     """``f(x) / x`` for ``f`` = ``j1`` (``sign`` -1) or ``i1`` (``sign`` +1), where-safe at 0: for
     |x| < 1e-4 the series ``1/2 + sign x²/16`` (within rounding there), as the quotient loses every
     digit where ``f(x) ≈ x / 2`` is subnormal."""
-    small = elementwise.less(elementwise.abs(x), 1e-4)
-    safe = indexing.where(small, 1.0, x)
-    return indexing.where(small, 0.5 + sign * elementwise.square(x) / 16.0, f(safe) / safe)
+    small = anp.less(anp.abs(x), 1e-4)
+    safe = anp.where(small, 1.0, x)
+    return anp.where(small, 0.5 + sign * anp.square(x) / 16.0, f(safe) / safe)
 
 
 _NO_ORDER = "there is no closed form in the order (DLMF 10.15, 10.38)"
@@ -281,7 +282,7 @@ gamma = _special(
     Derivative: Γ'(x) = Γ(x) ψ(x), ψ the digamma function (DLMF 5.2.2), with ψ reflected for x < 0
     (``_digamma_reflected``).
     """,
-    lambda ans, x: elementwise.multiply(ans, _digamma_reflected(x)),
+    lambda ans, x: anp.multiply(ans, _digamma_reflected(x)),
     reads="both",
 )
 
@@ -319,23 +320,23 @@ def _digamma_reflected(x):
     """ψ(x), for x < 0 through the reflection ψ(x) = ψ(1 - x) - π cot(πx) (DLMF 5.5.4) with the
     cotangent of the reduced argument: near the poles ψ is the cotangent's pole, which SciPy's
     ``digamma`` there gets from the rounded ``π * x`` (relative error 1e-6 at -1 + 1e-8)."""
-    negative = elementwise.less(x, 0.0)
-    x_left = indexing.where(negative, x, -0.5)  # each branch sees only its own side (finite higher derivatives)
+    negative = anp.less(x, 0.0)
+    x_left = anp.where(negative, x, -0.5)  # each branch sees only its own side (finite higher derivatives)
     sin_pi_x, cos_pi_x = _sin_cos_pi(x_left)
-    reflected = elementwise.subtract(digamma(elementwise.subtract(1.0, x_left)), math.pi * cos_pi_x / sin_pi_x)
-    return indexing.where(negative, reflected, digamma(indexing.where(negative, 1.0, x)))
+    reflected = anp.subtract(digamma(anp.subtract(1.0, x_left)), math.pi * cos_pi_x / sin_pi_x)
+    return anp.where(negative, reflected, digamma(anp.where(negative, 1.0, x)))
 
 
 def _rgamma_derivative(ans, x):
     """-ψ(x) / Γ(x) for x >= 1/2; below, the derivative of the reflection 1 / Γ(x) = Γ(1 - x) sin(πx) / π
     (DLMF 5.5.3), Γ(1 - x) (cos(πx) - ψ(1 - x) sin(πx) / π): finite at the poles of Γ, where it is
     (-1)^n n! at x = -n, and to full precision near them."""
-    left = elementwise.less(x, 0.5)
-    x_left = indexing.where(left, x, 0.0)
+    left = anp.less(x, 0.5)
+    x_left = anp.where(left, x, 0.0)
     sin_pi_x, cos_pi_x = _sin_cos_pi(x_left)
-    one_minus_x = elementwise.subtract(1.0, x_left)
-    reflected = elementwise.multiply(gamma(one_minus_x), cos_pi_x - digamma(one_minus_x) * sin_pi_x / math.pi)
-    return indexing.where(left, reflected, elementwise.negative(elementwise.multiply(ans, digamma(indexing.where(left, 1.0, x)))))
+    one_minus_x = anp.subtract(1.0, x_left)
+    reflected = anp.multiply(gamma(one_minus_x), cos_pi_x - digamma(one_minus_x) * sin_pi_x / math.pi)
+    return anp.where(left, reflected, anp.negative(anp.multiply(ans, digamma(anp.where(left, 1.0, x)))))
 
 
 rgamma = _special(
@@ -363,9 +364,9 @@ def multigammaln(a, d):
     """
     total = gammaln(a)
     for j in range(1, d):
-        total = elementwise.add(total, gammaln(elementwise.subtract(a, 0.5 * j)))
-    total = elementwise.add(total, 0.25 * d * (d - 1) * math.log(math.pi))
-    return indexing.where(elementwise.greater(a, 0.5 * (d - 1)), total, math.nan)
+        total = anp.add(total, gammaln(anp.subtract(a, 0.5 * j)))
+    total = anp.add(total, 0.25 * d * (d - 1) * math.log(math.pi))
+    return anp.where(anp.greater(a, 0.5 * (d - 1)), total, math.nan)
 
 
 def _digamma_difference(a, b, ans):
@@ -375,13 +376,13 @@ def _digamma_difference(a, b, ans):
     (DLMF 5.15.1), whose first omitted term is below ε; elsewhere the difference loses at most ε^(3/4)."""
     raw = getval(ans)
     threshold = float(backend_of(raw).finfo(raw.dtype).eps) ** 0.25
-    small = elementwise.less(elementwise.abs(b), threshold * elementwise.abs(a))
-    a_small, b_small = indexing.where(small, a, 1.0), indexing.where(small, b, 0.0)  # each branch sees its own points only
+    small = anp.less(anp.abs(b), threshold * anp.abs(a))
+    a_small, b_small = anp.where(small, a, 1.0), anp.where(small, b, 0.0)  # each branch sees its own points only
     series = 0.0
     for k in range(4, 0, -1):  # Horner's rule in b
-        series = elementwise.multiply(elementwise.add(polygamma(k, a_small), series), b_small) / k
-    a_far, b_far = indexing.where(small, 1.0, a), indexing.where(small, 1.0, b)
-    return indexing.where(small, elementwise.negative(series), elementwise.subtract(digamma(a_far), digamma(elementwise.add(a_far, b_far))))
+        series = anp.multiply(anp.add(polygamma(k, a_small), series), b_small) / k
+    a_far, b_far = anp.where(small, 1.0, a), anp.where(small, 1.0, b)
+    return anp.where(small, anp.negative(series), anp.subtract(digamma(a_far), digamma(anp.add(a_far, b_far))))
 
 
 beta = _special(
@@ -391,8 +392,8 @@ beta = _special(
     Derivatives (DLMF 5.12.1 and 5.2.2): ∂B/∂a = B (ψ(a) - ψ(a + b)), and symmetrically in ``b``; the
     difference of digammas by ``_digamma_difference`` (full precision also where b is far below a).
     """,
-    lambda ans, a, b: elementwise.multiply(ans, _digamma_difference(a, b, ans)),
-    lambda ans, a, b: elementwise.multiply(ans, _digamma_difference(b, a, ans)),
+    lambda ans, a, b: anp.multiply(ans, _digamma_difference(a, b, ans)),
+    lambda ans, a, b: anp.multiply(ans, _digamma_difference(b, a, ans)),
     reads="both",
 )
 
@@ -411,14 +412,14 @@ betaln = _special(
 
 def _beta_density(a, b, x):
     """``x**(a-1) (1-x)**(b-1) / B(a, b)``, through logarithms (exact 0**0 = 1 at the ends)."""
-    return elementwise.exp(
-        elementwise.subtract(elementwise.add(xlogy(elementwise.subtract(a, 1.0), x), xlog1py(elementwise.subtract(b, 1.0), elementwise.negative(x))), betaln(a, b))
+    return anp.exp(
+        anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), x), xlog1py(anp.subtract(b, 1.0), anp.negative(x))), betaln(a, b))
     )
 
 
 def _gamma_density(a, x):
     """``x**(a-1) exp(-x) / Γ(a)``, through logarithms."""
-    return elementwise.exp(elementwise.subtract(elementwise.subtract(xlogy(elementwise.subtract(a, 1.0), x), x), gammaln(a)))
+    return anp.exp(anp.subtract(anp.subtract(xlogy(anp.subtract(a, 1.0), x), x), gammaln(a)))
 
 
 #: the most terms of a shape derivative's series or continued fraction (``_gammainc_a``, ``_betainc_shape``): enough
@@ -562,7 +563,7 @@ def_elementwise(
     _gammainc_a,
     _no_derivative("gammainc", "a", "the second derivative in a of the series and continued fraction", order=2),
     # ∂²P/∂a∂x = ∂/∂a (x^(a-1) e^(-x) / Γ(a)) = that density times (log x - ψ(a))
-    lambda ans, a, x: elementwise.multiply(_gamma_density(a, x), elementwise.subtract(elementwise.log(x), digamma(a))),
+    lambda ans, a, x: anp.multiply(_gamma_density(a, x), anp.subtract(anp.log(x), digamma(a))),
 )
 
 _GAMMAINC_A_DOC = """the series of P (DLMF 8.7.1) for x < a + 1 and the Legendre continued fraction of Q (the even
@@ -590,9 +591,10 @@ gammaincc = _special(
 
     Derivative in ``x``: -x^(a-1) e^(-x) / Γ(a) (DLMF 8.2.2, 8.2.4). In ``a``: -∂P/∂a, by {_GAMMAINC_A_DOC}
     """,
-    lambda ans, a, x: elementwise.negative(_gammainc_a(a, x)),
-    lambda ans, a, x: elementwise.negative(_gamma_density(a, x)),
+    lambda ans, a, x: anp.negative(_gammainc_a(a, x)),
+    lambda ans, a, x: anp.negative(_gamma_density(a, x)),
 )
+
 
 def _inverse_partials(density, shape_partials, sign):
     """The partial derivatives of an inverse ``x(shapes..., y)`` of ``y = ±F(shapes..., x)`` (``sign`` ±1), ``F``
@@ -600,10 +602,10 @@ def _inverse_partials(density, shape_partials, sign):
     shapes: by the implicit function theorem, ∂x/∂s = -(∂F/∂s) / (∂F/∂x) in each shape s (whatever ``sign``:
     F and y change together) and ∂x/∂y = ±1 / (∂F/∂x), each at x = the inverse (the output)."""
     shape_rules = [
-        lambda ans, *args, partial=partial: elementwise.negative(elementwise.divide(partial(*args[:-1], ans), density(*args[:-1], ans)))
+        lambda ans, *args, partial=partial: anp.negative(anp.divide(partial(*args[:-1], ans), density(*args[:-1], ans)))
         for partial in shape_partials
     ]
-    return (*shape_rules, lambda ans, *args: elementwise.divide(sign, density(*args[:-1], ans)))
+    return (*shape_rules, lambda ans, *args: anp.divide(sign, density(*args[:-1], ans)))
 
 
 gammaincinv = _special(
@@ -636,8 +638,8 @@ gammainccinv = _special(
 
 def _beta_density(a, b, x):
     """``x**(a-1) (1-x)**(b-1) / B(a, b)``, through logarithms (exact 0**0 = 1 at the ends)."""
-    return elementwise.exp(
-        elementwise.subtract(elementwise.add(xlogy(elementwise.subtract(a, 1.0), x), xlog1py(elementwise.subtract(b, 1.0), elementwise.negative(x))), betaln(a, b))
+    return anp.exp(
+        anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), x), xlog1py(anp.subtract(b, 1.0), anp.negative(x))), betaln(a, b))
     )
 
 
@@ -719,15 +721,15 @@ def_elementwise(
     _betainc_a,
     _betainc_second_a,
     _betainc_second_b,
-    lambda ans, a, b, x: elementwise.multiply(_beta_density(a, b, x), elementwise.subtract(elementwise.log(x), _digamma_difference(a, b, ans))),
+    lambda ans, a, b, x: anp.multiply(_beta_density(a, b, x), anp.subtract(anp.log(x), _digamma_difference(a, b, ans))),
     reads=("arguments", "arguments", "both"),
 )
 def_elementwise(
     _betainc_b,
     _betainc_second_a,
     _betainc_second_b,
-    lambda ans, a, b, x: elementwise.multiply(
-        _beta_density(a, b, x), elementwise.subtract(elementwise.log1p(elementwise.negative(x)), _digamma_difference(b, a, ans))
+    lambda ans, a, b, x: anp.multiply(
+        _beta_density(a, b, x), anp.subtract(anp.log1p(anp.negative(x)), _digamma_difference(b, a, ans))
     ),
     reads=("arguments", "arguments", "both"),
 )
@@ -760,9 +762,9 @@ betaincc = _special(
 
     Derivatives: those of ``betainc`` with the sign changed; in ``a`` and ``b``: {_BETAINC_SHAPE_DOC}
     """,
-    lambda ans, a, b, x: elementwise.negative(_betainc_a(a, b, x)),
-    lambda ans, a, b, x: elementwise.negative(_betainc_b(a, b, x)),
-    lambda ans, a, b, x: elementwise.negative(_beta_density(a, b, x)),
+    lambda ans, a, b, x: anp.negative(_betainc_a(a, b, x)),
+    lambda ans, a, b, x: anp.negative(_betainc_b(a, b, x)),
+    lambda ans, a, b, x: anp.negative(_beta_density(a, b, x)),
 )
 
 betaincinv = _special(
@@ -799,7 +801,7 @@ erf = _special(
 
     Derivative: 2 / √π exp(-x²) (DLMF 7.2.1).
     """,
-    lambda ans, x: (2.0 / _SQRT_PI) * elementwise.exp(elementwise.negative(elementwise.square(x))),
+    lambda ans, x: (2.0 / _SQRT_PI) * anp.exp(anp.negative(anp.square(x))),
 )
 
 erfc = _special(
@@ -808,7 +810,7 @@ erfc = _special(
 
     Derivative: -2 / √π exp(-x²) (DLMF 7.2.2).
     """,
-    lambda ans, x: (-2.0 / _SQRT_PI) * elementwise.exp(elementwise.negative(elementwise.square(x))),
+    lambda ans, x: (-2.0 / _SQRT_PI) * anp.exp(anp.negative(anp.square(x))),
 )
 
 erfinv = _special(
@@ -817,7 +819,7 @@ erfinv = _special(
 
     Derivative (of an inverse function, with DLMF 7.2.1): √π / 2 exp(erfinv(y)²).
     """,
-    lambda ans, y: (0.5 * _SQRT_PI) * elementwise.exp(elementwise.square(ans)),
+    lambda ans, y: (0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
     reads="output",
 )
 
@@ -827,24 +829,25 @@ erfcinv = _special(
 
     Derivative (of an inverse function, with DLMF 7.2.2): -√π / 2 exp(erfcinv(y)²).
     """,
-    lambda ans, y: (-0.5 * _SQRT_PI) * elementwise.exp(elementwise.square(ans)),
+    lambda ans, y: (-0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
     reads="output",
 )
+
 
 def _erfcx_derivative(ans, x):
     """2 x erfcx(x) - 2/√π (DLMF 7.2.3 and 7.2.2), for x > 12 the asymptotic series
     -1/(√π x²) Σ_n (-1)^n (2n+1)!! / (2x²)^n (DLMF 7.12.1 differentiated; 16 terms, below the rounding
     there), where the difference of the two terms, each near 2/√π, would keep only the digits of
     2x² ε."""
-    far = elementwise.greater(x, 12.0)
-    x_far, x_near = indexing.where(far, x, 12.0), indexing.where(far, 0.0, x)
-    inverse_square = 0.5 / elementwise.square(x_far)  # 1 / (2x²)
+    far = anp.greater(x, 12.0)
+    x_far, x_near = anp.where(far, x, 12.0), anp.where(far, 0.0, x)
+    inverse_square = 0.5 / anp.square(x_far)  # 1 / (2x²)
     series = 0.0
     for n in range(16, 0, -1):  # Horner's rule: Σ (-1)^n (2n+1)!! t^n = 1 - 3t (1 - 5t (1 - ...))
         series = 1.0 - (2 * n + 1) * inverse_square * series
-    asymptotic = elementwise.negative(series / (_SQRT_PI * elementwise.square(x_far)))
-    near = elementwise.subtract(elementwise.multiply(2.0 * x_near, erfcx(x_near)), 2.0 / _SQRT_PI)
-    return indexing.where(far, asymptotic, near)
+    asymptotic = anp.negative(series / (_SQRT_PI * anp.square(x_far)))
+    near = anp.subtract(anp.multiply(2.0 * x_near, erfcx(x_near)), 2.0 / _SQRT_PI)
+    return anp.where(far, asymptotic, near)
 
 
 erfcx = _special(
@@ -865,7 +868,7 @@ ndtr = _special(
 
     Derivative: the normal density exp(-x²/2) / √(2π) (A&S 26.2.1-26.2.2).
     """,
-    lambda ans, x: elementwise.exp(elementwise.multiply(elementwise.square(x), -0.5)) / _SQRT_2PI,
+    lambda ans, x: anp.exp(anp.multiply(anp.square(x), -0.5)) / _SQRT_2PI,
 )
 
 log_ndtr = _special(
@@ -892,11 +895,11 @@ def _inverse_mills_ratio(t, terms=8):
 
 
 def _log_ndtr_derivative(ans, x):
-    far = elementwise.less(x, -20.0)
+    far = anp.less(x, -20.0)
     # each branch sees only its own points (at x = 0, log Φ = -log 2), so none overflows under a higher derivative
-    x_near, ans_near = indexing.where(far, 0.0, x), indexing.where(far, -math.log(2.0), ans)
-    near = elementwise.exp(elementwise.subtract(elementwise.multiply(elementwise.square(x_near), -0.5) - _LOG_SQRT_2PI, ans_near))
-    return indexing.where(far, _inverse_mills_ratio(elementwise.negative(indexing.where(far, x, -20.0))), near)
+    x_near, ans_near = anp.where(far, 0.0, x), anp.where(far, -math.log(2.0), ans)
+    near = anp.exp(anp.subtract(anp.multiply(anp.square(x_near), -0.5) - _LOG_SQRT_2PI, ans_near))
+    return anp.where(far, _inverse_mills_ratio(anp.negative(anp.where(far, x, -20.0))), near)
 
 
 ndtri = _special(
@@ -905,7 +908,7 @@ ndtri = _special(
 
     Derivative (of an inverse function): √(2π) exp(ndtri(p)² / 2).
     """,
-    lambda ans, p: _SQRT_2PI * elementwise.exp(elementwise.multiply(elementwise.square(ans), 0.5)),
+    lambda ans, p: _SQRT_2PI * anp.exp(anp.multiply(anp.square(ans), 0.5)),
     reads="output",
 )
 
@@ -917,7 +920,7 @@ j0 = _special(
 
     Derivative: -J_1(x) (DLMF 10.6.3).
     """,
-    lambda ans, x: elementwise.negative(j1(x)),
+    lambda ans, x: anp.negative(j1(x)),
 )
 
 j1 = _special(
@@ -927,7 +930,7 @@ j1 = _special(
     Derivative: J_0(x) - J_1(x) / x (DLMF 10.6.2), 1/2 at 0; written with ``j0`` and ``j1`` only,
     which every backend with Bessel functions has (autograd's (J_0 - J_2) / 2 needs ``jn``).
     """,
-    lambda ans, x: elementwise.subtract(j0(x), _over_x(j1, x, -1.0)),
+    lambda ans, x: anp.subtract(j0(x), _over_x(j1, x, -1.0)),
 )
 
 y0 = _special(
@@ -936,7 +939,7 @@ y0 = _special(
 
     Derivative: -Y_1(x) (DLMF 10.6.3).
     """,
-    lambda ans, x: elementwise.negative(y1(x)),
+    lambda ans, x: anp.negative(y1(x)),
 )
 
 y1 = _special(
@@ -945,7 +948,7 @@ y1 = _special(
 
     Derivative: Y_0(x) - Y_1(x) / x (DLMF 10.6.2).
     """,
-    lambda ans, x: elementwise.subtract(y0(x), y1(x) / x),
+    lambda ans, x: anp.subtract(y0(x), y1(x) / x),
 )
 
 jn = _special(
@@ -956,7 +959,7 @@ jn = _special(
     ``NotImplementedError`` (no closed form).
     """,
     _no_derivative("jn", "n", _NO_ORDER),
-    lambda ans, n, x: elementwise.multiply(elementwise.subtract(jn(n - 1, x), jn(n + 1, x)), 0.5),
+    lambda ans, n, x: anp.multiply(anp.subtract(jn(n - 1, x), jn(n + 1, x)), 0.5),
 )
 
 yn = _special(
@@ -967,7 +970,7 @@ yn = _special(
     ``NotImplementedError`` (an integer order).
     """,
     _no_derivative("yn", "n", _INTEGER_ORDER),
-    lambda ans, n, x: elementwise.multiply(elementwise.subtract(yn(n - 1, x), yn(n + 1, x)), 0.5),
+    lambda ans, n, x: anp.multiply(anp.subtract(yn(n - 1, x), yn(n + 1, x)), 0.5),
 )
 
 i0 = _special(
@@ -992,7 +995,7 @@ i1 = _special(
 
 def _i1_derivative(x):
     i0_x = i0(x)
-    return indexing.where(elementwise.isinf(i0_x), i0_x, elementwise.subtract(i0_x, _over_x(i1, x, 1.0)))
+    return anp.where(anp.isinf(i0_x), i0_x, anp.subtract(i0_x, _over_x(i1, x, 1.0)))
 
 
 iv = _special(
@@ -1003,7 +1006,7 @@ iv = _special(
     ``NotImplementedError`` (no closed form).
     """,
     _no_derivative("iv", "v", _NO_ORDER),
-    lambda ans, v, x: elementwise.multiply(elementwise.add(iv(v - 1, x), iv(v + 1, x)), 0.5),
+    lambda ans, v, x: anp.multiply(anp.add(iv(v - 1, x), iv(v + 1, x)), 0.5),
 )
 
 ive = _special(
@@ -1014,7 +1017,7 @@ ive = _special(
     product rule). In ``v``: raises ``NotImplementedError`` (no closed form).
     """,
     _no_derivative("ive", "v", _NO_ORDER),
-    lambda ans, v, x: elementwise.subtract(elementwise.multiply(elementwise.add(ive(v - 1, x), ive(v + 1, x)), 0.5), elementwise.multiply(elementwise.sign(x), ans)),
+    lambda ans, v, x: anp.subtract(anp.multiply(anp.add(ive(v - 1, x), ive(v + 1, x)), 0.5), anp.multiply(anp.sign(x), ans)),
     reads=("arguments", "both"),
 )
 
@@ -1026,17 +1029,17 @@ i0e = _special(
     the function has a corner (the one-sided derivatives are -1 and 1). For large |x| the two
     terms nearly cancel (both near 1/√(2π|x|)): relative error about 2|x| ε.
     """,
-    lambda ans, x: elementwise.subtract(i1e(x), elementwise.multiply(elementwise.sign(x), ans)),
+    lambda ans, x: anp.subtract(i1e(x), anp.multiply(anp.sign(x), ans)),
     reads="both",
 )
 
 
 def _i1e_over_x(x):
     """i1e(x) / x, where-safe at 0: for |x| < 1e-4 the series exp(-|x|) (1/2 + x²/16)."""
-    small = elementwise.less(elementwise.abs(x), 1e-4)
-    x_small, safe = indexing.where(small, x, 0.0), indexing.where(small, 1.0, x)
-    series = elementwise.multiply(elementwise.exp(elementwise.negative(elementwise.abs(x_small))), 0.5 + elementwise.square(x_small) / 16.0)
-    return indexing.where(small, series, i1e(safe) / safe)
+    small = anp.less(anp.abs(x), 1e-4)
+    x_small, safe = anp.where(small, x, 0.0), anp.where(small, 1.0, x)
+    series = anp.multiply(anp.exp(anp.negative(anp.abs(x_small))), 0.5 + anp.square(x_small) / 16.0)
+    return anp.where(small, series, i1e(safe) / safe)
 
 
 i1e = _special(
@@ -1047,7 +1050,7 @@ i1e = _special(
     0 (i1e(x) / x tends to 1/2 there, ``_i1e_over_x``). For large |x| the terms nearly cancel:
     relative error about 2|x| ε.
     """,
-    lambda ans, x: elementwise.subtract(elementwise.subtract(i0e(x), _i1e_over_x(x)), elementwise.multiply(elementwise.sign(x), ans)),
+    lambda ans, x: anp.subtract(anp.subtract(i0e(x), _i1e_over_x(x)), anp.multiply(anp.sign(x), ans)),
     reads="both",
 )
 
@@ -1059,7 +1062,7 @@ kv = _special(
     ``NotImplementedError`` (no closed form).
     """,
     _no_derivative("kv", "v", _NO_ORDER),
-    lambda ans, v, x: elementwise.multiply(elementwise.add(kv(v - 1, x), kv(v + 1, x)), -0.5),
+    lambda ans, v, x: anp.multiply(anp.add(kv(v - 1, x), kv(v + 1, x)), -0.5),
 )
 
 kve = _special(
@@ -1077,8 +1080,9 @@ kve = _special(
 
 
 def _kve_derivative(ans, v, x):
-    half_sum = elementwise.multiply(elementwise.add(kve(v - 1, x), kve(v + 1, x)), 0.5)
-    return indexing.where(elementwise.isinf(half_sum), elementwise.negative(half_sum), elementwise.subtract(ans, half_sum))
+    half_sum = anp.multiply(anp.add(kve(v - 1, x), kve(v + 1, x)), 0.5)
+    return anp.where(anp.isinf(half_sum), anp.negative(half_sum), anp.subtract(ans, half_sum))
+
 
 # ---- exponential integrals and Wright's omega ----
 
@@ -1088,7 +1092,7 @@ exp1 = _special(
 
     Derivative: -e^(-x) / x (DLMF 6.2.1).
     """,
-    lambda ans, x: elementwise.negative(elementwise.exp(elementwise.negative(x)) / x),
+    lambda ans, x: anp.negative(anp.exp(anp.negative(x)) / x),
 )
 
 expi = _special(
@@ -1097,7 +1101,7 @@ expi = _special(
 
     Derivative: e^x / x (DLMF 6.2.5).
     """,
-    lambda ans, x: elementwise.exp(x) / x,
+    lambda ans, x: anp.exp(x) / x,
 )
 
 wrightomega = _special(
@@ -1107,9 +1111,10 @@ wrightomega = _special(
     Derivative: ω / (1 + ω) (differentiating ω + log ω = x; Corless and Jeffrey, "The Wright ω
     function", 2002).
     """,
-    lambda ans, x: elementwise.divide(ans, elementwise.add(ans, 1.0)),
+    lambda ans, x: anp.divide(ans, anp.add(ans, 1.0)),
     reads="output",
 )
+
 
 def _lambertw_raw(z, k, tol):
     """The backend's ``lambertw(z, k, tol)``, complex of the arguments' precision (complex64 for float32 or
@@ -1130,7 +1135,7 @@ _lambertw = primitive(_lambertw_raw)
 def_elementwise(
     _lambertw,
     # W e^W = z: W' = W / (z (1 + W)) = e^(-W) / (1 + W), which needs no division by z (W'(0) = 1 on branch 0)
-    lambda ans, z, k, tol: elementwise.divide(elementwise.exp(elementwise.negative(ans)), elementwise.add(ans, 1.0)),
+    lambda ans, z, k, tol: anp.divide(anp.exp(anp.negative(ans)), anp.add(ans, 1.0)),
     lambda ans, z, k, tol: 0.0,  # the branch: an integer index (piecewise constant)
     lambda ans, z, k, tol: 0.0,  # the tolerance of the iteration: no effect on the result beyond rounding
     reads=("output", "arguments", "arguments"),
@@ -1154,8 +1159,8 @@ def lambertw(z, k=0, tol=1e-8):
 
 
 def _expit_standard(x):
-    e = elementwise.exp(elementwise.negative(elementwise.abs(x)))
-    return indexing.where(elementwise.greater_equal(x, 0), 1.0 / (1.0 + e), e / (1.0 + e))
+    e = anp.exp(anp.negative(anp.abs(x)))
+    return anp.where(anp.greater_equal(x, 0), 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 expit = _special(
@@ -1165,7 +1170,7 @@ expit = _special(
     Derivative: expit(x) expit(-x), to full precision in both tails (where ``ans (1 - ans)``, autograd's
     form, is 0 once ``ans`` rounds to 1: x > 37 in float64, 17 in float32).
     """,
-    lambda ans, x: elementwise.multiply(ans, expit(elementwise.negative(x))),
+    lambda ans, x: anp.multiply(ans, expit(anp.negative(x))),
     standard=_expit_standard,
     reads="both",
 )
@@ -1176,8 +1181,8 @@ log_expit = _special(
 
     Derivative: 1 - expit(x) = expit(-x).
     """,
-    lambda ans, x: expit(elementwise.negative(x)),
-    standard=lambda x: elementwise.negative(elementwise.logaddexp(elementwise.negative(x), dtypes.zeros_like(x))),
+    lambda ans, x: expit(anp.negative(x)),
+    standard=lambda x: anp.negative(anp.logaddexp(anp.negative(x), dtypes.zeros_like(x))),
 )
 
 logit = _special(
@@ -1187,7 +1192,7 @@ logit = _special(
     Derivative: 1 / (p (1 - p)) (autograd).
     """,
     lambda ans, p: 1.0 / (p * (1.0 - p)),
-    standard=lambda p: elementwise.subtract(elementwise.log(p), elementwise.log1p(elementwise.negative(p))),
+    standard=lambda p: anp.subtract(anp.log(p), anp.log1p(anp.negative(p))),
 )
 
 # ---- x log y and relative entropy (also built from standard operations) ----
@@ -1197,15 +1202,15 @@ def _xlog_standard(log):
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), for ``log`` = ``log`` or ``log1p``."""
 
     def standard(x, y):
-        zero = elementwise.logical_and(elementwise.equal(x, 0), elementwise.logical_not(elementwise.isnan(y)))
-        return indexing.where(zero, 0.0, elementwise.multiply(x, log(indexing.where(zero, 1.0, y))))
+        zero = anp.logical_and(anp.equal(x, 0), anp.logical_not(anp.isnan(y)))
+        return anp.where(zero, 0.0, anp.multiply(x, log(anp.where(zero, 1.0, y))))
 
     return standard
 
 
 def _x_over(x, y):
     """``x / y``, and 0 where both are 0 (so ``xlogy(0, y)``'s derivative in ``y`` is 0 at ``y = 0``)."""
-    return elementwise.divide(x, indexing.where(elementwise.logical_and(elementwise.equal(x, 0), elementwise.equal(y, 0)), 1.0, y))
+    return anp.divide(x, anp.where(anp.logical_and(anp.equal(x, 0), anp.equal(y, 0)), 1.0, y))
 
 
 xlogy = _special(
@@ -1215,9 +1220,9 @@ xlogy = _special(
     Derivatives (JAX): log(y) in ``x``; x / y in ``y`` (0 where x = y = 0: the function is 0 for
     all ``y`` at ``x = 0``).
     """,
-    lambda ans, x, y: elementwise.log(y),
+    lambda ans, x, y: anp.log(y),
     lambda ans, x, y: _x_over(x, y),
-    standard=_xlog_standard(elementwise.log),
+    standard=_xlog_standard(anp.log),
 )
 
 xlog1py = _special(
@@ -1226,17 +1231,17 @@ xlog1py = _special(
 
     Derivatives (JAX): log1p(y) in ``x``; x / (1 + y) in ``y`` (0 where x = 0 and y = -1).
     """,
-    lambda ans, x, y: elementwise.log1p(y),
-    lambda ans, x, y: _x_over(x, elementwise.add(y, 1.0)),
-    standard=_xlog_standard(elementwise.log1p),
+    lambda ans, x, y: anp.log1p(y),
+    lambda ans, x, y: _x_over(x, anp.add(y, 1.0)),
+    standard=_xlog_standard(anp.log1p),
 )
 
 
 def _rel_entr_standard(x, y):
-    inside = elementwise.logical_and(elementwise.greater(x, 0), elementwise.greater(y, 0))
-    ratio = elementwise.divide(indexing.where(inside, x, 1.0), indexing.where(inside, y, 1.0))
-    boundary = elementwise.logical_and(elementwise.equal(x, 0), elementwise.greater_equal(y, 0))
-    return indexing.where(boundary, 0.0, indexing.where(inside, elementwise.multiply(x, elementwise.log(ratio)), math.inf))
+    inside = anp.logical_and(anp.greater(x, 0), anp.greater(y, 0))
+    ratio = anp.divide(anp.where(inside, x, 1.0), anp.where(inside, y, 1.0))
+    boundary = anp.logical_and(anp.equal(x, 0), anp.greater_equal(y, 0))
+    return anp.where(boundary, 0.0, anp.where(inside, anp.multiply(x, anp.log(ratio)), math.inf))
 
 
 rel_entr = _special(
@@ -1245,8 +1250,8 @@ rel_entr = _special(
 
     Derivatives: log(x / y) + 1 in ``x``, -x / y in ``y`` (0 at x = 0).
     """,
-    lambda ans, x, y: elementwise.subtract(elementwise.log(x), elementwise.log(y)) + 1.0,
-    lambda ans, x, y: elementwise.negative(_x_over(x, y)),
+    lambda ans, x, y: anp.subtract(anp.log(x), anp.log(y)) + 1.0,
+    lambda ans, x, y: anp.negative(_x_over(x, y)),
     standard=_rel_entr_standard,
 )
 
@@ -1255,10 +1260,10 @@ def _log_ratio(x, y):
     """log(x / y), as ``log1p((x - y) / y)`` where x is within a factor 2 of y (``x - y`` is exact
     there, so the result keeps full precision as x / y tends to 1, where log(x) - log(y) and
     log(x / y) keep only the digits of the rounding), else log(x) - log(y) (no overflow of x / y)."""
-    close = elementwise.logical_and(elementwise.less_equal(elementwise.abs(elementwise.subtract(x, y)), 0.5 * elementwise.abs(y)), elementwise.greater(y, 0))
-    x_close, y_close = indexing.where(close, x, 1.0), indexing.where(close, y, 1.0)
-    x_far, y_far = indexing.where(close, 1.0, x), indexing.where(close, 1.0, y)
-    return indexing.where(close, elementwise.log1p(elementwise.subtract(x_close, y_close) / y_close), elementwise.subtract(elementwise.log(x_far), elementwise.log(y_far)))
+    close = anp.logical_and(anp.less_equal(anp.abs(anp.subtract(x, y)), 0.5 * anp.abs(y)), anp.greater(y, 0))
+    x_close, y_close = anp.where(close, x, 1.0), anp.where(close, y, 1.0)
+    x_far, y_far = anp.where(close, 1.0, x), anp.where(close, 1.0, y)
+    return anp.where(close, anp.log1p(anp.subtract(x_close, y_close) / y_close), anp.subtract(anp.log(x_far), anp.log(y_far)))
 
 
 kl_div = _special(
@@ -1270,8 +1275,8 @@ kl_div = _special(
     (the derivatives of the composition, log(x / y) + 1 - 1, keep only the digits of the rounding).
     """,
     lambda ans, x, y: _log_ratio(x, y),
-    lambda ans, x, y: elementwise.divide(elementwise.subtract(y, x), y),
-    standard=lambda x, y: elementwise.add(elementwise.subtract(rel_entr(x, y), x), y),
+    lambda ans, x, y: anp.divide(anp.subtract(y, x), y),
+    standard=lambda x, y: anp.add(anp.subtract(rel_entr(x, y), x), y),
 )
 
 
@@ -1280,14 +1285,14 @@ def entr(x):
 
     ``-rel_entr(x, 1)``, so its derivative is -(log(x) + 1). On every backend.
     """
-    return elementwise.negative(rel_entr(x, dtypes.ones_like(x)))
+    return anp.negative(rel_entr(x, dtypes.ones_like(x)))
 
 
 # ---- log-sum-exp and softmax (compositions, on every backend) ----
 
 
 def _reduced_axes(x, axis):
-    return tuple(range(shapes.ndim(x))) if axis is None else axis
+    return tuple(range(anp.ndim(x))) if axis is None else axis
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
@@ -1325,18 +1330,18 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     a, narrow = reductions._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
     axes = _reduced_axes(a, axis)
     raw = getval(a)
-    shift = reductions.max(raw, axis=axes, keepdims=True) if shapes.size(raw) else reductions.sum(raw, axis=axes, keepdims=True)
-    no_mass = elementwise.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0
-    shift = indexing.where(elementwise.isfinite(shift), shift, 0.0)
-    terms = elementwise.exp(elementwise.subtract(a, shift))
+    shift = reductions.max(raw, axis=axes, keepdims=True) if anp.size(raw) else reductions.sum(raw, axis=axes, keepdims=True)
+    no_mass = anp.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0
+    shift = anp.where(anp.isfinite(shift), shift, 0.0)
+    terms = anp.exp(anp.subtract(a, shift))
     if b is not None:
-        terms = elementwise.multiply(b, terms)
+        terms = anp.multiply(b, terms)
     total = reductions.sum(terms, axis=axes, keepdims=keepdims)
     if not keepdims:
-        shift, no_mass = shapes.squeeze(shift, axis=axes), shapes.squeeze(no_mass, axis=axes)
-    sign = elementwise.sign(total)
-    total = indexing.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
-    result = indexing.where(no_mass, -math.inf, elementwise.add(elementwise.log(elementwise.abs(total) if return_sign else total), shift))
+        shift, no_mass = anp.squeeze(shift, axis=axes), anp.squeeze(no_mass, axis=axes)
+    sign = anp.sign(total)
+    total = anp.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
+    result = anp.where(no_mass, -math.inf, anp.add(anp.log(anp.abs(total) if return_sign else total), shift))
     result, sign = reductions._given_back(result, narrow), reductions._given_back(sign, narrow)
     return (result, sign) if return_sign else result
 
@@ -1346,9 +1351,9 @@ def softmax(x, axis=None):
 
     ``exp(x - logsumexp(x, axis, keepdims=True))``: a composition, on every backend.
     """
-    return elementwise.exp(elementwise.subtract(x, logsumexp(x, axis=axis, keepdims=True)))
+    return anp.exp(anp.subtract(x, logsumexp(x, axis=axis, keepdims=True)))
 
 
 def log_softmax(x, axis=None):
     """``log(softmax(x, axis))``, accurately: ``x - logsumexp(x, axis, keepdims=True)``; on every backend."""
-    return elementwise.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    return anp.subtract(x, logsumexp(x, axis=axis, keepdims=True))

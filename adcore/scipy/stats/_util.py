@@ -6,8 +6,9 @@ import math
 
 from backends import array_backend, backend_of
 
+from ... import numpy as anp
 from ...core import getval, isbox
-from ...numpy import dtypes, elementwise, indexing
+from ...numpy import dtypes
 from ..special import array_owner, floating_dtype
 
 _FLOATING = ("real floating", "complex floating")
@@ -35,9 +36,9 @@ def promote(*values):
         if v is None or (array_owner(raw) is backend and backend.isdtype(raw.dtype, _FLOATING)):
             return v
         if array_owner(raw) is backend:
-            return dtypes.astype(v, dtype)
+            return anp.astype(v, dtype)
         as_array = backend.asarray(raw, dtype=dtype, device=device)
-        return elementwise.add(v, dtypes.zeros_like(as_array)) if isbox(v) else as_array
+        return anp.add(v, dtypes.zeros_like(as_array)) if isbox(v) else as_array
 
     return tuple(one(v) for v in values)
 
@@ -46,12 +47,12 @@ def valid(value, *conditions):
     """``value`` where all ``conditions`` hold, NaN elsewhere (SciPy's answer for invalid parameters)."""
     condition = conditions[0]
     for more in conditions[1:]:
-        condition = elementwise.logical_and(condition, more)
-    return indexing.where(condition, value, math.nan)
+        condition = anp.logical_and(condition, more)
+    return anp.where(condition, value, math.nan)
 
 
 def positive(value):
-    return elementwise.greater(value, 0)
+    return anp.greater(value, 0)
 
 
 #: a distribution function's values below and above the support of its standard form
@@ -81,47 +82,47 @@ def location_scale(module, *shapes, support=None, closed=False, symmetric=False,
     def standardized(args):
         """``(z, scale, shapes)`` from ``(x, *shapes, loc, scale)``, promoted together."""
         x, loc, scale, *params = promote(args[0], args[-2], args[-1], *args[1:-2])
-        return elementwise.divide(elementwise.subtract(x, loc), scale), scale, params
+        return anp.divide(anp.subtract(x, loc), scale), scale, params
 
     def within(z, ends):
         """Where ``z`` lies in the support, its ends included if ``ends``."""
-        compare_low, compare_high = (elementwise.greater_equal, elementwise.less_equal) if ends else (elementwise.greater, elementwise.less)
+        compare_low, compare_high = (anp.greater_equal, anp.less_equal) if ends else (anp.greater, anp.less)
         above_low = compare_low(z, low)
-        return above_low if high == math.inf else elementwise.logical_and(above_low, compare_high(z, high))
+        return above_low if high == math.inf else anp.logical_and(above_low, compare_high(z, high))
 
     def logpdf(args):
         z, scale, params = standardized(args)
         if support is None:
-            value = elementwise.subtract(standard["logpdf"][1](z, *params), elementwise.log(scale))
+            value = anp.subtract(standard["logpdf"][1](z, *params), anp.log(scale))
         else:
             inside = within(z, ends=True)
-            value = elementwise.subtract(standard["logpdf"][1](indexing.where(inside, z, inner), *params), elementwise.log(scale))
-            value = indexing.where(inside, value, -math.inf)
+            value = anp.subtract(standard["logpdf"][1](anp.where(inside, z, inner), *params), anp.log(scale))
+            value = anp.where(inside, value, -math.inf)
         return valid(value, *map(positive, params), positive(scale))
 
     def distribution_function(name, f, flip=False):
         def compute(args):
             z, scale, params = standardized(args)
             if flip:
-                z = elementwise.negative(z)
+                z = anp.negative(z)
             if support is None:
                 value = f(z, *params)
             else:
                 below, above = _TAILS[name]
                 inside = within(z, ends=closed)
-                value = indexing.where(inside, f(indexing.where(inside, z, inner), *params), below if high == math.inf else above)
+                value = anp.where(inside, f(anp.where(inside, z, inner), *params), below if high == math.inf else above)
                 if high != math.inf:  # below the support
-                    value = indexing.where((elementwise.less if closed else elementwise.less_equal)(z, low), below, value)
+                    value = anp.where((anp.less if closed else anp.less_equal)(z, low), below, value)
             return valid(value, *map(positive, params), positive(scale))
 
         return compute
 
     declared = {name: entry for name, entry in standard.items() if isinstance(entry, tuple)}
-    computes = {"logpdf": logpdf, "pdf": lambda args: elementwise.exp(logpdf(args))}
+    computes = {"logpdf": logpdf, "pdf": lambda args: anp.exp(logpdf(args))}
     computes.update({name: distribution_function(name, f) for name, (_, f) in declared.items() if name != "logpdf"})
     made = {"pdf": f"``exp(logpdf({', '.join(names)}))``."}
     if "logcdf" not in declared:
-        computes["logcdf"] = lambda args: elementwise.log(computes["cdf"](args))
+        computes["logcdf"] = lambda args: anp.log(computes["cdf"](args))
         made["logcdf"] = f"``log(cdf({', '.join(names)}))``."
     if symmetric and "sf" not in declared:
         computes["sf"] = distribution_function("sf", declared["cdf"][1], flip=True)
@@ -130,7 +131,7 @@ def location_scale(module, *shapes, support=None, closed=False, symmetric=False,
         computes["logsf"] = distribution_function("logsf", declared["logcdf"][1], flip=True)
         made["logsf"] = "``logcdf`` at ``-z``."
     elif "logsf" not in declared:
-        computes["logsf"] = lambda args: elementwise.log(computes["sf"](args))
+        computes["logsf"] = lambda args: anp.log(computes["sf"](args))
         made["logsf"] = f"``log(sf({', '.join(names)}))``."
     parameters = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names[:-2]]
     parameters += [

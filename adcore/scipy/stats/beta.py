@@ -11,7 +11,7 @@ where ``a``, ``b`` or ``scale`` is not positive. Only ``numpy`` and ``cupy`` hav
 the special functions these need.
 """
 
-from ...numpy import elementwise
+from ... import numpy as anp
 from ..special import betainc, betaln, xlog1py, xlogy
 from ._util import location_scale
 
@@ -19,7 +19,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def _standard_logpdf(z, a, b):
-    return elementwise.subtract(elementwise.add(xlogy(elementwise.subtract(a, 1.0), z), xlog1py(elementwise.subtract(b, 1.0), elementwise.negative(z))), betaln(a, b))
+    return anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), z), xlog1py(anp.subtract(b, 1.0), anp.negative(z))), betaln(a, b))
 
 
 logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(

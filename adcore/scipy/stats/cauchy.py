@@ -7,7 +7,7 @@ has their floating dtype; NaN where ``scale <= 0``.
 
 import math
 
-from ...numpy import elementwise, indexing
+from ... import numpy as anp
 from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
@@ -17,14 +17,14 @@ _LOG_PI = math.log(math.pi)
 
 def _standard_cdf(z):
     """``1/2 + arctan(z) / π``, as ``arctan(-1/z) / π`` below 0 (no cancellation in the lower tail)."""
-    below = elementwise.less(z, 0)
-    z_neg = indexing.where(below, z, -1.0)
-    return indexing.where(below, elementwise.arctan(-1.0 / z_neg) / math.pi, 0.5 + elementwise.arctan(z) / math.pi)
+    below = anp.less(z, 0)
+    z_neg = anp.where(below, z, -1.0)
+    return anp.where(below, anp.arctan(-1.0 / z_neg) / math.pi, 0.5 + anp.arctan(z) / math.pi)
 
 
 logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
     __name__,
-    logpdf=("``-log(π scale) - log1p(z²)``.", lambda z: elementwise.negative(elementwise.log1p(elementwise.square(z))) - _LOG_PI),
+    logpdf=("``-log(π scale) - log1p(z²)``.", lambda z: anp.negative(anp.log1p(anp.square(z))) - _LOG_PI),
     cdf=("``1/2 + arctan(z) / π``.", _standard_cdf),
     symmetric=True,
 )

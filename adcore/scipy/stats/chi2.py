@@ -6,7 +6,7 @@ argument (``cdf``, ``logcdf``, ``sf`` and ``logsf`` in ``df`` to first order onl
 as ``gamma``'s in ``a``). NaN where ``df <= 0`` or ``scale <= 0``.
 """
 
-from ...numpy import elementwise
+from ... import numpy as anp
 from . import gamma
 from ._util import promote
 
@@ -19,7 +19,7 @@ def _via_gamma(name):
 
     def function(x, df, loc=0.0, scale=1.0):
         x, df, loc, scale = promote(x, df, loc, scale)  # first, so Python-scalar parameters keep a float32 x float32
-        return of_gamma(x, elementwise.multiply(df, 0.5), loc, elementwise.multiply(scale, 2.0))
+        return of_gamma(x, anp.multiply(df, 0.5), loc, anp.multiply(scale, 2.0))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``gamma.{name}(x, df / 2, loc, 2 * scale)``."

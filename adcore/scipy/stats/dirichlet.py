@@ -15,7 +15,8 @@ import importlib
 
 from backends import backend_of
 
-from ...numpy import elementwise, reductions, shapes
+from ... import numpy as anp
+from ...numpy import reductions, shapes
 from ...numpy.passthrough import _on_default_backend, without_derivative
 from ..special import gammaln, xlogy
 from ._util import promote, valid
@@ -32,22 +33,22 @@ def logpdf(x, alpha):
         If ``alpha`` is not 1-d, or ``x``'s first axis has neither ``K`` nor ``K - 1`` entries.
     """
     x, alpha = promote(x, alpha)
-    if shapes.ndim(alpha) != 1:
-        raise ValueError(f"dirichlet.logpdf: alpha must be 1-d (K concentrations), got shape {shapes.shape(alpha)}")
-    k = shapes.shape(alpha)[0]
-    if shapes.ndim(x) == 0 or shapes.shape(x)[0] not in (k, k - 1):
-        raise ValueError(f"dirichlet.logpdf: x must have {k} or {k - 1} entries along its first axis, got shape {shapes.shape(x)}")
-    if shapes.shape(x)[0] == k - 1:
+    if anp.ndim(alpha) != 1:
+        raise ValueError(f"dirichlet.logpdf: alpha must be 1-d (K concentrations), got shape {anp.shape(alpha)}")
+    k = anp.shape(alpha)[0]
+    if anp.ndim(x) == 0 or anp.shape(x)[0] not in (k, k - 1):
+        raise ValueError(f"dirichlet.logpdf: x must have {k} or {k - 1} entries along its first axis, got shape {anp.shape(x)}")
+    if anp.shape(x)[0] == k - 1:
         x = shapes.concatenate([x, 1.0 - reductions.sum(x, axis=0, keepdims=True)], axis=0)
-    alpha_column = shapes.reshape(alpha, (k,) + (1,) * (shapes.ndim(x) - 1))
-    log_kernel = reductions.sum(xlogy(elementwise.subtract(alpha_column, 1.0), x), axis=0)
-    log_norm = elementwise.subtract(gammaln(reductions.sum(alpha)), reductions.sum(gammaln(alpha)))
-    return valid(elementwise.add(log_kernel, log_norm), reductions.all(elementwise.greater(alpha, 0)))
+    alpha_column = shapes.reshape(alpha, (k,) + (1,) * (anp.ndim(x) - 1))
+    log_kernel = reductions.sum(xlogy(anp.subtract(alpha_column, 1.0), x), axis=0)
+    log_norm = anp.subtract(gammaln(reductions.sum(alpha)), reductions.sum(gammaln(alpha)))
+    return valid(anp.add(log_kernel, log_norm), reductions.all(anp.greater(alpha, 0)))
 
 
 def pdf(x, alpha):
     """``exp(logpdf(x, alpha))``."""
-    return elementwise.exp(logpdf(x, alpha))
+    return anp.exp(logpdf(x, alpha))
 
 
 def _rvs(alpha, size=1, random_state=None):

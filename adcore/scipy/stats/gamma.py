@@ -13,7 +13,7 @@ special functions these need.
 
 import math
 
-from ...numpy import elementwise
+from ... import numpy as anp
 from ..special import gammainc, gammaincc, gammaln, xlogy
 from ._util import location_scale
 
@@ -24,7 +24,7 @@ logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
     "a",
     logpdf=(
         "``(a - 1) log z - z - log Γ(a) - log(scale)`` for ``z = (x - loc) / scale >= 0``, else -inf.",
-        lambda z, a: elementwise.subtract(elementwise.subtract(xlogy(elementwise.subtract(a, 1.0), z), z), gammaln(a)),
+        lambda z, a: anp.subtract(anp.subtract(xlogy(anp.subtract(a, 1.0), z), z), gammaln(a)),
     ),
     cdf=("``P(a, z)`` (``special.gammainc``) for ``z > 0``, else 0.", lambda z, a: gammainc(a, z)),
     sf=("``Q(a, z)`` (``special.gammaincc``) for ``z > 0``, else 1; accurate in the upper tail.", lambda z, a: gammaincc(a, z)),

@@ -7,7 +7,7 @@ operations where the backend has no ``scipy.special``). The arguments broadcast;
 the result has their floating dtype; NaN where ``scale <= 0``.
 """
 
-from ...numpy import elementwise
+from ... import numpy as anp
 from ..special import expit, log_expit
 from ._util import location_scale
 
@@ -17,7 +17,7 @@ logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
     __name__,
     logpdf=(
         "``log_expit(z) + log_expit(-z) - log(scale)`` (smooth at 0, unlike the ``|z|`` form).",
-        lambda z: elementwise.add(log_expit(z), log_expit(elementwise.negative(z))),
+        lambda z: anp.add(log_expit(z), log_expit(anp.negative(z))),
     ),
     cdf=("``expit(z)``.", expit),
     logcdf=("``log_expit(z)``.", log_expit),

@@ -13,8 +13,7 @@ import math
 from backends import backend_of
 
 from ...core import getval
-from ...numpy import linalg
-from ...numpy import dtypes, elementwise, indexing, reductions, shapes
+from ...numpy import dtypes, elementwise, indexing, linalg, reductions, shapes
 from ._util import promote
 
 __all__ = ["entropy", "logpdf", "pdf"]

@@ -10,7 +10,7 @@ others need ``ndtr`` (numpy, cupy).
 
 import math
 
-from ...numpy import elementwise
+from ... import numpy as anp
 from ..special import log_ndtr, ndtr
 from ._util import location_scale
 
@@ -22,7 +22,7 @@ logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(
     __name__,
     logpdf=(
         "``-z²/2 - log(scale) - log √(2π)`` with ``z = (x - loc) / scale``.",
-        lambda z: elementwise.multiply(elementwise.square(z), -0.5) - _LOG_SQRT_2PI,
+        lambda z: anp.multiply(anp.square(z), -0.5) - _LOG_SQRT_2PI,
     ),
     cdf=("``Φ(z)`` (``special.ndtr``).", ndtr),
     logcdf=("``log Φ(z)`` (``special.log_ndtr``, accurate in the lower tail).", log_ndtr),

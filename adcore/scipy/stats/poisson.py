@@ -13,8 +13,8 @@ functions these need.
 
 import math
 
+from ... import numpy as anp
 from ...core import getval
-from ...numpy import elementwise, indexing
 from ..special import gammainc, gammaincc, gammaln, xlogy
 from ._util import promote, valid
 
@@ -24,49 +24,49 @@ __all__ = ["cdf", "logcdf", "logpmf", "logsf", "pmf", "sf"]
 def _count(k, mu, loc):
     """``(k - loc, mu)`` promoted together, ``k - loc`` as a constant (no derivative)."""
     k, mu, loc = promote(k, mu, loc)
-    return elementwise.subtract(getval(k), getval(loc)), mu
+    return anp.subtract(getval(k), getval(loc)), mu
 
 
 def logpmf(k, mu, loc=0):
     """``k log(mu) - log(k!) - mu`` at integers ``k - loc >= 0``, else -inf."""
     k, mu = _count(k, mu, loc)
-    at_count = elementwise.logical_and(elementwise.equal(k, elementwise.floor(k)), elementwise.greater_equal(k, 0))
-    count = indexing.where(at_count, k, 0.0)
-    value = elementwise.subtract(elementwise.subtract(xlogy(count, mu), gammaln(count + 1.0)), mu)
-    return valid(indexing.where(at_count, value, -math.inf), elementwise.greater_equal(mu, 0))
+    at_count = anp.logical_and(anp.equal(k, anp.floor(k)), anp.greater_equal(k, 0))
+    count = anp.where(at_count, k, 0.0)
+    value = anp.subtract(anp.subtract(xlogy(count, mu), gammaln(count + 1.0)), mu)
+    return valid(anp.where(at_count, value, -math.inf), anp.greater_equal(mu, 0))
 
 
 def pmf(k, mu, loc=0):
     """``exp(logpmf(k, mu, loc))``."""
-    return elementwise.exp(logpmf(k, mu, loc))
+    return anp.exp(logpmf(k, mu, loc))
 
 
 def _floor_count(k):
     """``(k >= 0, floor(k) + 1)``: where the distribution function is positive, and the ``a`` of
     ``gammaincc`` there (1 elsewhere, where-safe)."""
-    counted = elementwise.greater_equal(k, 0)
-    return counted, indexing.where(counted, elementwise.floor(k), 0.0) + 1.0
+    counted = anp.greater_equal(k, 0)
+    return counted, anp.where(counted, anp.floor(k), 0.0) + 1.0
 
 
 def cdf(k, mu, loc=0):
     """``Q(floor(k) + 1, mu)`` (``special.gammaincc``) for ``k >= 0``, else 0."""
     k, mu = _count(k, mu, loc)
     counted, a = _floor_count(k)
-    return valid(indexing.where(counted, gammaincc(a, mu), 0.0), elementwise.greater_equal(mu, 0))
+    return valid(anp.where(counted, gammaincc(a, mu), 0.0), anp.greater_equal(mu, 0))
 
 
 def logcdf(k, mu, loc=0):
     """``log(cdf(k, mu, loc))``."""
-    return elementwise.log(cdf(k, mu, loc))
+    return anp.log(cdf(k, mu, loc))
 
 
 def sf(k, mu, loc=0):
     """``P(floor(k) + 1, mu)`` (``special.gammainc``) for ``k >= 0``, else 1."""
     k, mu = _count(k, mu, loc)
     counted, a = _floor_count(k)
-    return valid(indexing.where(counted, gammainc(a, mu), 1.0), elementwise.greater_equal(mu, 0))
+    return valid(anp.where(counted, gammainc(a, mu), 1.0), anp.greater_equal(mu, 0))
 
 
 def logsf(k, mu, loc=0):
     """``log(sf(k, mu, loc))``."""
-    return elementwise.log(sf(k, mu, loc))
+    return anp.log(sf(k, mu, loc))

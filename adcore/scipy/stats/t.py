@@ -17,7 +17,7 @@ broadcast; the result has their floating dtype; NaN where ``df <= 0`` or
 
 import math
 
-from ...numpy import elementwise, indexing
+from ... import numpy as anp
 from ..special import betainc, gammaln
 from ._util import location_scale
 
@@ -25,20 +25,20 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def _standard_logpdf(z, df):
-    half_df_plus = elementwise.multiply(elementwise.add(df, 1.0), 0.5)
-    log_norm = elementwise.subtract(gammaln(half_df_plus), gammaln(elementwise.multiply(df, 0.5)))
-    log_norm = elementwise.subtract(log_norm, elementwise.multiply(elementwise.log(elementwise.multiply(df, math.pi)), 0.5))
-    return elementwise.subtract(log_norm, elementwise.multiply(half_df_plus, elementwise.log1p(elementwise.divide(elementwise.square(z), df))))
+    half_df_plus = anp.multiply(anp.add(df, 1.0), 0.5)
+    log_norm = anp.subtract(gammaln(half_df_plus), gammaln(anp.multiply(df, 0.5)))
+    log_norm = anp.subtract(log_norm, anp.multiply(anp.log(anp.multiply(df, math.pi)), 0.5))
+    return anp.subtract(log_norm, anp.multiply(half_df_plus, anp.log1p(anp.divide(anp.square(z), df))))
 
 
 def _standard_cdf(z, df):
     """``F(z)``: ``I_u(df/2, df/2)`` below 0 and ``1 - I_(1-u)(df/2, df/2)`` above, with both ``u``
     and ``1 - u`` written as ``df / (2 s (s ∓ z))``, ``s = √(z² + df)``, free of cancellation."""
-    s = elementwise.sqrt(elementwise.add(elementwise.square(z), df))
-    half = elementwise.multiply(df, 0.5)
-    lower = betainc(half, half, elementwise.divide(half, elementwise.multiply(s, elementwise.subtract(s, z))))
-    upper = betainc(half, half, elementwise.divide(half, elementwise.multiply(s, elementwise.add(s, z))))
-    return indexing.where(elementwise.less(z, 0), lower, 1.0 - upper)
+    s = anp.sqrt(anp.add(anp.square(z), df))
+    half = anp.multiply(df, 0.5)
+    lower = betainc(half, half, anp.divide(half, anp.multiply(s, anp.subtract(s, z))))
+    upper = betainc(half, half, anp.divide(half, anp.multiply(s, anp.add(s, z))))
+    return anp.where(anp.less(z, 0), lower, 1.0 - upper)
 
 
 logpdf, pdf, cdf, logcdf, sf, logsf = location_scale(

@@ -88,7 +88,7 @@ from .core.batching import batch_ndim
 from .jit_program import Instruction, Ref, build_program, refs_in
 from .numpy import linalg as _linalg
 from .numpy import random as _random
-from .numpy import wrapper as anp
+from .numpy import declare, dtypes, indexing, shapes
 
 __all__ = ["JitError", "jit"]
 
@@ -229,11 +229,26 @@ class JitNode(Node):
 
 #: Non-differentiable functions whose result depends on the shapes, dtypes and types of the arguments
 #: only (part of the signature), so they run at record time and their results are constants.
-SIGNATURE_ONLY = {anp.shape, anp.ndim, anp.size, anp.iscomplexobj, anp.isscalar, anp.result_type, anp.zeros_like}
-SIGNATURE_ONLY |= {anp.ones_like, anp.empty_like, anp.eye_like, anp.tri_mask, _containers.isinstance, _containers.type}
+SIGNATURE_ONLY = {
+    shapes.shape,
+    shapes.ndim,
+    shapes.size,
+    declare.iscomplexobj,
+    dtypes.isscalar,
+    dtypes.result_type,
+    dtypes.zeros_like,
+}
+SIGNATURE_ONLY |= {
+    dtypes.ones_like,
+    dtypes.empty_like,
+    indexing.eye_like,
+    indexing.tri_mask,
+    _containers.isinstance,
+    _containers.type,
+}
 SIGNATURE_ONLY |= {_linalg._eps}
 #: Functions whose result's shape depends on the values of their argument.
-VALUE_SHAPED = {anp.nonzero, anp.flatnonzero, anp.argwhere, anp.where.untraced}
+VALUE_SHAPED = {indexing.nonzero, indexing.flatnonzero, indexing.argwhere, indexing.where.untraced}
 VALUE_SHAPE = "a shape that depends on traced values"
 VALUE_SHAPE_WAY_OUT = "Keep shapes fixed: select with adcore.numpy.where(mask, x, 0.0) rather than x[mask] or nonzero"
 
@@ -244,7 +259,7 @@ class Recording:
 
     A value is recorded by identity: the raw values of the recording's boxes, and the results of
     calls that read a recorded value, wherever adcore's code takes them out of their boxes
-    (``getval``) and computes on (``anp.max(getval(a))``). ``tracked`` maps ``id(value)`` to its
+    (``getval``) and computes on (``reductions.max(getval(a))``). ``tracked`` maps ``id(value)`` to its
     slot, for as long as the value lives (a weak reference, or the value itself where it has none).
     """
 
@@ -318,7 +333,7 @@ class Recording:
 
         The result of a written-down call is boxed by the recording (unless the primitive that
         called boxes it, ``boxed_by_jit``): whatever computes with it, adcore's own code that took
-        a value out of its box (``anp.max(getval(a)) + 1.0``) included, is then recorded too.
+        a value out of its box (``reductions.max(getval(a)) + 1.0``) included, is then recorded too.
         """
         raw_args = [getval(arg) for arg in args]  # boxes at the top only (those of a non-differentiable function)
         template = self.args_template(args, raw_args)
@@ -388,7 +403,7 @@ class Recording:
             raise refusal(self, f"{VALUE_SHAPE} ({f_wrapped.__name__})", VALUE_SHAPE_WAY_OUT)
 
     def check_shapes_fixed(self, f_wrapped, template):
-        if f_wrapped is anp.getitem and type(template[1]) is Ref and _is_boolean(self.kinds[template[1].slot]):
+        if f_wrapped is indexing.getitem and type(template[1]) is Ref and _is_boolean(self.kinds[template[1].slot]):
             raise refusal(self, f"{VALUE_SHAPE} (an index by a traced boolean mask)", VALUE_SHAPE_WAY_OUT)
 
 
@@ -422,7 +437,9 @@ def raw_call(f_wrapped, f_raw, args, kwargs, node):
     """``tracer.raw_call_hook`` while any recording is open: every primitive's raw call (in every
     thread) comes here; those of a thread that records, on its recorded values, are written down."""
     recording = getattr(_local, "recording", None)
-    if node is None:  # a non-differentiable function, or a call on no box: the newer of a batch trace and the recording goes first
+    if (
+        node is None
+    ):  # a non-differentiable function, or a call on no box: the newer of a batch trace and the recording goes first
         top = tracer.interpreting_box(map(getval, args))
         if top is not None and (recording is None or recording.depth or top._trace_id > recording.trace_id):
             return top._node.interpret(f_wrapped, tuple(tracer.getval_above(arg, top._trace_id) for arg in args), kwargs)

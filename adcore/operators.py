@@ -14,7 +14,6 @@ item. Operators, and the functions they return (``vjp``, ``jvp``, ``hvp``), run
 with the array libraries' own autograd (torch's) off: ``recording_paused``.
 """
 
-
 import math
 import warnings
 
@@ -49,7 +48,7 @@ from .core.forward import TapeNode, has_jvps, tape_jvp, tape_order
 from .core.wrapping import wraps
 from .jit import jit as _jit
 from .numpy.fft import _as_complex as _complex_array
-from .numpy.wrapper import _is_dtype_kind
+from .numpy.declare import _is_dtype_kind
 from .vmap import batched_rows
 
 __all__ = [
@@ -706,8 +705,8 @@ def jacfwd(fun, x):
     """The Jacobian of ``fun`` at ``x``, of shape ``fun(x).shape + x.shape``, in forward mode:
     the columns, pushed as one batch of the input's basis tangents through one forward pass (two
     for a complex input, see ``jacobian``; ``adcore.vmap``'s batching rules, a primitive without
-    one looped over inside the pass), cheaper than ``jacrev`` when ``x`` is small. With respect to several arguments or a container, a
-    container of blocks, as ``jacrev``.
+    one looped over inside the pass), cheaper than ``jacrev`` when ``x`` is small. With respect to several
+    arguments or a container, a container of blocks, as ``jacrev``.
 
     >>> jacfwd(lambda x: x * x)(anp.array([1.0, 2.0]))
     array([[2., 0.],

@@ -27,7 +27,7 @@ from backends import array_backend, default_backend, register_traced_type
 
 from .core import Box, Node, VSpace, next_trace_id
 from .core.ops import op_of
-from .numpy import wrapper as anp
+from .numpy import declare, dtypes, indexing, products, reductions, shapes
 from .numpy.boxes import ArrayBox
 from .numpy.einsum import einsum_args
 from .numpy.vspaces import ArrayVSpace
@@ -93,8 +93,8 @@ class BatchNode(Node):
             )
         rows = [fun(*_example(values, batched, self.trace_id, i), **kwargs) for i in range(self.size)]
         if type(rows[0]) is tuple:
-            return tuple(anp.stack(list(items)) for items in zip(*rows)), (True,) * len(rows[0])
-        return anp.stack(rows), True
+            return tuple(shapes.stack(list(items)) for items in zip(*rows)), (True,) * len(rows[0])
+        return shapes.stack(rows), True
 
 
 def _example(values, batched, trace_id, i):
@@ -126,7 +126,7 @@ class BatchBox(ArrayBox):
 
     __slots__ = []
 
-    shape = property(lambda self: anp.shape(self._value)[1:])
+    shape = property(lambda self: shapes.shape(self._value)[1:])
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(_np.prod(self.shape)))
     device = property(lambda self: array_backend(_raw(self)).device(_raw(self)))
@@ -166,15 +166,15 @@ VSpace.register(BatchBox, _batch_vspace)
 def _ndim(value, batched):
     """The ndim of one example of ``value`` (0 for a dtype, a string or None among the arguments)."""
     if batched:
-        return anp.ndim(value) - 1
-    return 0 if value is None or isinstance(value, (type, str)) else anp.ndim(value)
+        return shapes.ndim(value) - 1
+    return 0 if value is None or isinstance(value, (type, str)) else shapes.ndim(value)
 
 
 def _with_ndim(value, ndim):
     """A batched ``value`` with axes of size 1 put after its batch axis, up to ``ndim`` axes for one example."""
-    shape = anp.shape(value)
+    shape = shapes.shape(value)
     missing = ndim - (len(shape) - 1)
-    return value if missing <= 0 else anp.reshape(value, (shape[0],) + (1,) * missing + tuple(shape[1:]))
+    return value if missing <= 0 else shapes.reshape(value, (shape[0],) + (1,) * missing + tuple(shape[1:]))
 
 
 def broadcasting(fun, size, batched, args, kwargs):
@@ -208,24 +208,24 @@ def _call_args(fun, args, kwargs):
 def reduction(fun, size, batched, args, kwargs):
     """``fun(x, axis, ...)`` over the shifted axes (None: every axis of one example)."""
     x, axis, *rest = _call_args(fun, args, kwargs)
-    return fun(x, _shifted(axis, anp.ndim(x)), *rest), True
+    return fun(x, _shifted(axis, shapes.ndim(x)), *rest), True
 
 
 def cumulative(fun, size, batched, args, kwargs):
     """``cumsum``/``cumprod``: along the shifted axis; of each flattened example when ``axis`` is None."""
     x, axis = _call_args(fun, args, kwargs)
     if axis is None:
-        x, axis = anp.reshape(x, (size, -1)), 0
-    return fun(x, _shifted(axis, anp.ndim(x))), True
+        x, axis = shapes.reshape(x, (size, -1)), 0
+    return fun(x, _shifted(axis, shapes.ndim(x))), True
 
 
 def arg_reduction(fun, size, batched, args, kwargs):
     """``argmax``/``argmin``: along the shifted axis; of each flattened example when ``axis`` is None."""
     x, axis, keepdims = _call_args(fun, args, kwargs)
     if axis is None:
-        out = fun(anp.reshape(x, (size, -1)), 1, False)
-        return (anp.reshape(out, (size,) + (1,) * (anp.ndim(x) - 1)) if keepdims else out), True
-    return fun(x, _shifted(axis, anp.ndim(x)), keepdims), True
+        out = fun(shapes.reshape(x, (size, -1)), 1, False)
+        return (shapes.reshape(out, (size,) + (1,) * (shapes.ndim(x) - 1)) if keepdims else out), True
+    return fun(x, _shifted(axis, shapes.ndim(x)), keepdims), True
 
 
 def on_the_boxes(fun, size, batched, args, kwargs):
@@ -245,7 +245,7 @@ def dtype_metadata(fun, size, batched, args, kwargs):
 
 def diagonal(fun, size, batched, args, kwargs):
     x, offset, axis1, axis2 = _call_args(fun, args, kwargs)
-    ndim = anp.ndim(x)
+    ndim = shapes.ndim(x)
     return fun(x, offset, _shifted(axis1, ndim), _shifted(axis2, ndim)), True
 
 
@@ -262,8 +262,8 @@ def take_along_axis(fun, size, batched, args, kwargs):
     x, indices, axis = _call_args(fun, args, kwargs)
     x, indices = _batch_of(x, batched[0], size), _batch_of(indices, batched[1], size)
     if axis is None:
-        x, axis = anp.reshape(x, (size, -1)), 0
-    return fun(x, indices, _shifted(axis, anp.ndim(x))), True
+        x, axis = shapes.reshape(x, (size, -1)), 0
+    return fun(x, indices, _shifted(axis, shapes.ndim(x))), True
 
 
 def untake_along_axis(fun, size, batched, args, kwargs):
@@ -273,8 +273,8 @@ def untake_along_axis(fun, size, batched, args, kwargs):
     g, indices = _batch_of(g, batched[0], size), _batch_of(indices, batched[1], size)
     if axis is None:
         flat = fun(g, indices, 1, (size, int(_np.prod(arr_shape))))
-        return anp.reshape(flat, (size, *arr_shape)), True
-    return fun(g, indices, _shifted(axis, anp.ndim(g)), (size, *arr_shape)), True
+        return shapes.reshape(flat, (size, *arr_shape)), True
+    return fun(g, indices, _shifted(axis, shapes.ndim(g)), (size, *arr_shape)), True
 
 
 def sorting(fun, size, batched, args, kwargs):
@@ -282,8 +282,8 @@ def sorting(fun, size, batched, args, kwargs):
     keywords = {key: value for key, value in kwargs.items() if key == "stable"}
     a, axis, kind, order = _call_args(fun, args, {key: value for key, value in kwargs.items() if key != "stable"})
     if axis is None:
-        a, axis = anp.reshape(a, (size, -1)), 0
-    return fun(a, _shifted(axis, anp.ndim(a)), kind, order, **keywords), True
+        a, axis = shapes.reshape(a, (size, -1)), 0
+    return fun(a, _shifted(axis, shapes.ndim(a)), kind, order, **keywords), True
 
 
 def reshape(fun, size, batched, args, kwargs):
@@ -294,7 +294,7 @@ def reshape(fun, size, batched, args, kwargs):
 
 def transpose(fun, size, batched, args, kwargs):
     x, axes = _call_args(fun, args, kwargs)
-    n = anp.ndim(x) - 1
+    n = shapes.ndim(x) - 1
     axes = reversed(range(n)) if axes is None else (a % n if n else a for a in axes)
     return fun(x, (0, *(a + 1 for a in axes))), True
 
@@ -309,15 +309,15 @@ def _batch_of(value, is_batched, size):
     """``value`` with a batch axis first: itself if batched, else broadcast along a new one."""
     if is_batched:
         return value
-    return anp.broadcast_to(anp.reshape(value, (1, *anp.shape(value))), (size, *anp.shape(value)))
+    return shapes.broadcast_to(shapes.reshape(value, (1, *shapes.shape(value))), (size, *shapes.shape(value)))
 
 
 def concatenate_args(fun, size, batched, args, kwargs):
     axis, arrays = args[0], args[1:]
     arrays = [_batch_of(a, b, size) for a, b in zip(arrays, batched[1:])]
     if axis is None:
-        return fun(1, *(anp.reshape(a, (size, -1)) for a in arrays)), True
-    return fun(_shifted(axis, anp.ndim(arrays[0])), *arrays), True
+        return fun(1, *(shapes.reshape(a, (size, -1)) for a in arrays)), True
+    return fun(_shifted(axis, shapes.ndim(arrays[0])), *arrays), True
 
 
 def _plain_index(index):
@@ -325,7 +325,8 @@ def _plain_index(index):
     other, so a leading slice for the batch axis keeps NumPy's placement; None if they are apart or batched."""
     index = index if isinstance(index, tuple) else (index,)
     advanced = [
-        i for i, item in enumerate(index)
+        i
+        for i, item in enumerate(index)
         if not isinstance(item, (slice, type(None), type(Ellipsis))) and not isinstance(item, (int, _np.integer))
     ]
     if any(type(item) in Box.types for item in index):
@@ -374,9 +375,9 @@ def matmul(fun, size, batched, args, kwargs):
     a_vector = a_batched and _ndim(a, True) == 1
     b_vector = b_batched and _ndim(b, True) == 1
     if a_vector:
-        a = anp.reshape(a, (size, 1, -1))
+        a = shapes.reshape(a, (size, 1, -1))
     if b_vector:
-        b = anp.reshape(b, (size, -1, 1))
+        b = shapes.reshape(b, (size, -1, 1))
     na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
     if a_batched:
         a = _with_ndim(a, nb)
@@ -385,9 +386,9 @@ def matmul(fun, size, batched, args, kwargs):
     out = fun(a, b)
     b_is_vector = b_vector or (not b_batched and nb == 1)
     if a_vector:
-        out = anp.squeeze(out, -1 if b_is_vector else -2)
+        out = shapes.squeeze(out, -1 if b_is_vector else -2)
     if b_vector:
-        out = anp.squeeze(out, -1)
+        out = shapes.squeeze(out, -1)
     return out, True
 
 
@@ -435,14 +436,14 @@ def solve(fun, size, batched, args, kwargs):
     (a, b), (a_batched, b_batched) = args, batched
     vector = _ndim(b, b_batched) == 1
     if vector:
-        b = anp.expand_dims(b, -1)
+        b = shapes.expand_dims(b, -1)
     na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
     if a_batched:
         a = _with_ndim(a, nb)
     if b_batched:
         b = _with_ndim(b, na)
     out = fun(a, b)
-    return (anp.squeeze(out, -1) if vector else out), True
+    return (shapes.squeeze(out, -1) if vector else out), True
 
 
 def where(fun, size, batched, args, kwargs):
@@ -459,50 +460,48 @@ def _table():
     from .numpy import fft, linalg, selection, signatures
 
     table = {
-        anp.where.primitive: where,
-        anp.clip: broadcasting,
-        anp.sum.primitive: reduction,
-        anp.prod.primitive: reduction,
-        anp.max: reduction,
-        anp.min: reduction,
-        anp.all: reduction,
-        anp.any: reduction,
-        anp.count_nonzero: reduction,
-        anp.flip: reduction,
-        anp.diagonal: diagonal,
-        anp.diagonal_untake: diagonal_untake,
+        indexing.where.primitive: where,
+        indexing.clip: broadcasting,
+        reductions.sum.primitive: reduction,
+        reductions.prod.primitive: reduction,
+        reductions.max: reduction,
+        reductions.min: reduction,
+        reductions.all: reduction,
+        reductions.any: reduction,
+        reductions.count_nonzero: reduction,
+        shapes.flip: reduction,
+        indexing.diagonal: diagonal,
+        indexing.diagonal_untake: diagonal_untake,
         fft.fftshift: reduction,
         fft.ifftshift: reduction,
         selection.take_along_axis: take_along_axis,
         selection.untake_along_axis: untake_along_axis,
         selection.sort: sorting,
         selection.argsort: sorting,
-        anp.cumsum: cumulative,
-        anp.cumprod: cumulative,
-        anp.argmax: arg_reduction,
-        anp.argmin: arg_reduction,
-        anp.reshape: reshape,
-        anp.transpose: transpose,
-        anp.broadcast_to: broadcast_to,
-        anp.concatenate_args: concatenate_args,
-        anp.getitem: getitem,
-        anp.untake: untake,
-        anp.matmul: matmul,
-        anp.tensordot: tensordot,
+        reductions.cumsum: cumulative,
+        reductions.cumprod: cumulative,
+        reductions.argmax: arg_reduction,
+        reductions.argmin: arg_reduction,
+        shapes.reshape: reshape,
+        shapes.transpose: transpose,
+        shapes.broadcast_to: broadcast_to,
+        shapes.concatenate_args: concatenate_args,
+        indexing.getitem: getitem,
+        indexing.untake: untake,
+        products.matmul: matmul,
+        products.tensordot: tensordot,
         einsum_args: einsum,
-        anp.astype.primitive: broadcasting,
-        anp.astype.untraced: broadcasting,
+        dtypes.astype.primitive: broadcasting,
+        dtypes.astype.untraced: broadcasting,
         builtins.make_container: on_the_boxes,
         builtins.container_untake: on_the_boxes,
     }
     for name in "shape ndim size".split():
-        table[getattr(anp, name)] = on_the_boxes
+        table[getattr(shapes, name)] = on_the_boxes
     for name in "any all argmax argmin round".split():
         table[getattr(signatures, name)] = on_the_boxes
-    for name in "result_type iscomplexobj".split():
-        table[getattr(anp, name)] = dtype_metadata
-    for name in "zeros_like ones_like".split():
-        table[getattr(anp, name)] = broadcasting
+    table[dtypes.result_type] = table[declare.iscomplexobj] = dtype_metadata
+    table[dtypes.zeros_like] = table[dtypes.ones_like] = broadcasting
     for name in "inv det slogdet cholesky eigh eigvalsh eig pinv qr svd".split():
         table[getattr(linalg, name)] = stacked_linalg
     table[linalg.solve] = solve
@@ -659,7 +658,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             if axis is None:
                 mapped.append((leaf, None))
                 continue
-            shape = anp.shape(leaf)
+            shape = shapes.shape(leaf)
             axis = _normalized(axis, len(shape), path, "in_axes") if shape else None
             if axis is None:
                 raise ValueError(f"vmap: {path} is a 0-d value, which has no axis {axis} to map; give it in_axes None")
@@ -679,7 +678,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
         trace_id = next_trace_id()
         node = BatchNode(size, trace_id)
         boxed = iter(
-            leaf if axis is None else BatchBox(leaf if axis == 0 else anp.moveaxis(leaf, axis, 0), trace_id, node)
+            leaf if axis is None else BatchBox(leaf if axis == 0 else shapes.moveaxis(leaf, axis, 0), trace_id, node)
             for leaf, axis in mapped
         )
         out = fun(*_rebuild(list(args), boxed))
@@ -694,7 +693,7 @@ def batched_rows(fun, rows):
     """``stack([fun(row) for row in rows])`` computed as one batch (``vmap(fun)(rows)``), for adcore's own
     batches (``jacfwd``'s basis tangents): a primitive without a batching rule is looped over silently.
     ``rows`` is an array; ``fun`` returns an array."""
-    size = anp.shape(rows)[0]
+    size = shapes.shape(rows)[0]
     node = BatchNode(size, next_trace_id(), warn=False)
     return _unbatched(fun(BatchBox(rows, node.trace_id, node)), 0, node, size)
 
@@ -713,8 +712,8 @@ def _unbatched(out, out_axes, node, size):
         if is_batched:
             value = leaf._value
         else:
-            value = leaf if array_backend(_raw(leaf)) is not None else anp.asarray(leaf)
-            value = anp.broadcast_to(anp.reshape(value, (1, *anp.shape(value))), (size, *anp.shape(value)))
-        axis = _normalized(axis, anp.ndim(value), path, "out_axes")
-        values.append(value if axis == 0 else anp.moveaxis(value, 0, axis))
+            value = leaf if array_backend(_raw(leaf)) is not None else shapes.asarray(leaf)
+            value = shapes.broadcast_to(shapes.reshape(value, (1, *shapes.shape(value))), (size, *shapes.shape(value)))
+        axis = _normalized(axis, shapes.ndim(value), path, "out_axes")
+        values.append(value if axis == 0 else shapes.moveaxis(value, 0, axis))
     return _rebuild(out, iter(values))

@@ -362,7 +362,7 @@ def test_derivatives_are_writable_entry_by_entry(backend, derivative):
 
 def test_owned_copy_is_the_identity_in_both_modes(backend):
     """``_owned_copy``, the copy a derivative view gets before it is handed back, and its rules (identity)."""
-    from adcore.numpy.wrapper import _owned_copy
+    from adcore.numpy.elementwise import _owned_copy
 
     x = backend.asarray(numpy.linspace(-1.0, 1.0, 6).reshape(2, 3))
     numpy.testing.assert_array_equal(backend.to_numpy(_owned_copy(x)), backend.to_numpy(x))

@@ -155,9 +155,9 @@ def test_the_import_reader_sees_every_kind_of_import():
     source = """
 import numpy.linalg
 from backends import backend_of
-from . import wrapper as anp
+from . import shapes
 from ..core import getval
-from .rules import broadcast
+from .declare import broadcast
 try:
     import cupy
 except ImportError:
@@ -171,7 +171,7 @@ def later():
 if __name__ == "__main__":
     from adcore.compat import autograd
 """
-    on_import = {"numpy", "backends", "adcore.numpy.wrapper", "adcore.core", "adcore.numpy.rules", "cupy", "adcore.core.vspace"}
+    on_import = {"numpy", "backends", "adcore.numpy.shapes", "adcore.core", "adcore.numpy.declare", "cupy", "adcore.core.vspace"}
     assert imports("adcore.numpy.boxes", source, False, module_level=True) == on_import
     assert imports("adcore.numpy.boxes", source, False) == on_import | {"adcore.array_api", "adcore.compat.autograd"}
-    assert imports("adcore.numpy", "from . import wrapper\nfrom .. import core", True) == {"adcore.numpy.wrapper", "adcore.core"}
+    assert imports("adcore.numpy", "from . import shapes\nfrom .. import core", True) == {"adcore.numpy.shapes", "adcore.core"}

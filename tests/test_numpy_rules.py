@@ -11,7 +11,7 @@ import pytest
 
 import adcore.numpy as np
 from adcore import grad, make_vjp
-from adcore.numpy.wrapper import _tanh_tangent
+from adcore.numpy.elementwise import _tanh_tangent
 from adcore.test_util import check_grads
 from specs import COMPLEX, P, R, Spec, U, binary, cases, spec_tests, unary
 

@@ -54,8 +54,8 @@ MODULES = {
     "autograd.numpy.fft": "adcore.numpy.fft",
     "autograd.numpy.linalg": "adcore.numpy.linalg",
     "autograd.numpy.numpy_boxes": "adcore.numpy.boxes",
-    "autograd.numpy.numpy_jvps": "adcore.numpy.rules",
-    "autograd.numpy.numpy_vjps": "adcore.numpy.rules",
+    "autograd.numpy.numpy_jvps": "adcore.numpy.declare",
+    "autograd.numpy.numpy_vjps": "adcore.numpy.declare",
     "autograd.numpy.numpy_vspaces": "adcore.numpy.vspaces",
     "autograd.numpy.numpy_wrapper": "adcore.compat.autograd_numpy",
     "autograd.numpy.random": "adcore.numpy.random",
@@ -113,7 +113,14 @@ EXTRA_NAMES = {
     "autograd.numpy.numpy_vspaces": {
         "ComplexArrayVSpace": "adcore.numpy.vspaces:ArrayVSpace",
         **dict.fromkeys(
-            ("EigResultVSpace", "EighResultVSpace", "NamedTupleVSpace", "QRResultVSpace", "SVDResultVSpace", "SlogdetResultVSpace"),
+            (
+                "EigResultVSpace",
+                "EighResultVSpace",
+                "NamedTupleVSpace",
+                "QRResultVSpace",
+                "SVDResultVSpace",
+                "SlogdetResultVSpace",
+            ),
             _CONTAINER_VSPACE,
         ),
     },
@@ -274,4 +281,3 @@ def main(argv=None):
         sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
         runpy.run_path(argv[0], run_name="__main__")
     return 0
-

@@ -26,9 +26,9 @@ import numpy as _np
 from backends import backend_of
 
 from ..core import getval, isbox
-from . import wrapper as anp
+from . import creation, declare, dtypes, elementwise, indexing, products, reductions, shapes
 from .passthrough import _check_order, host_values, indices
-from .selection import take, take_along_axis
+from .selection import median, take, take_along_axis
 
 __all__ = [
     "apply_along_axis",
@@ -53,6 +53,7 @@ __all__ = [
     "intersect1d",
     "make_diagonal",
     "meshgrid",
+    "pad",
     "permute_dims",
     "piecewise",
     "r_",
@@ -116,7 +117,7 @@ def _as_array_like(x, like):
     """``x`` as an array on the backend, device and dtype of ``like`` (a traced value or an array) if it is not one."""
     if isbox(x) or hasattr(x, "shape"):
         return x
-    return anp._as_arrays_like([like, x])[1]
+    return shapes._as_arrays_like([like, x])[1]
 
 
 def _arrays(*values):
@@ -128,7 +129,7 @@ def _arrays(*values):
     def made(v):
         if isbox(v) or hasattr(v, "shape"):
             return v
-        return anp.array(v) if like is None else _from_host(_np.asarray(v), like)
+        return shapes.array(v) if like is None else _from_host(_np.asarray(v), like)
 
     return made(values[0]) if len(values) == 1 else [made(v) for v in values]
 
@@ -136,7 +137,7 @@ def _arrays(*values):
 def _zero_dim(number):
     """A traced number as a 0-d array of the default backend: times a 0-d one (exact, differentiable)."""
     backend = backend_of(getval(number), op="array")
-    return anp.multiply(number, backend.ones((), dtype=backend.dtype(type(getval(number)))))
+    return elementwise.multiply(number, backend.ones((), dtype=backend.dtype(type(getval(number)))))
 
 
 def _no_out(out, name):
@@ -150,47 +151,47 @@ def _no_out(out, name):
 def concat(arrays, /, *, axis=0):
     """The standard's ``concat``: ``concatenate(arrays, axis)``; ``axis=None`` joins the flattened arrays."""
     if axis is None:
-        return anp.concatenate([anp.ravel(a) for a in arrays], axis=0)
-    return anp.concatenate(arrays, axis=axis)
+        return shapes.concatenate([shapes.ravel(a) for a in arrays], axis=0)
+    return shapes.concatenate(arrays, axis=axis)
 
 
 def permute_dims(a, /, axes):
     """The standard's ``permute_dims``: ``transpose(a, axes)``."""
-    return anp.transpose(a, axes)
+    return shapes.transpose(a, axes)
 
 
-row_stack = anp.vstack
+row_stack = shapes.vstack
 
 
 def unstack(x, /, *, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple (NumPy 2.1's ``unstack``)."""
-    moved = anp.moveaxis(x, axis, 0)
-    return tuple(moved[i, ...] for i in range(anp.shape(moved)[0]))
+    moved = shapes.moveaxis(x, axis, 0)
+    return tuple(moved[i, ...] for i in range(shapes.shape(moved)[0]))
 
 
 def asanyarray(a, dtype=None, order=None, *, like=None):
     """``asarray(a, dtype)``: adcore has no array subclasses to keep."""
     _check_order(order, "asanyarray")
-    return anp.asarray(a, dtype)
+    return shapes.asarray(a, dtype)
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``asarray(a, dtype)`` with at least one dimension: adcore's arrays are contiguous (C order)."""
-    return anp.atleast_1d(anp.asarray(a, dtype))
+    return shapes.atleast_1d(shapes.asarray(a, dtype))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
     """Refused for 2 or more dimensions: adcore's arrays are in C order; ``asarray`` otherwise."""
-    if anp.ndim(a) >= 2:
+    if shapes.ndim(a) >= 2:
         raise NotImplementedError("asfortranarray: adcore's arrays are in C order (no Fortran layout)")
-    return anp.atleast_1d(anp.asarray(a, dtype))
+    return shapes.atleast_1d(shapes.asarray(a, dtype))
 
 
 def asarray_chkfinite(a, dtype=None, order=None):
     """``asarray(a, dtype)``, raising ``ValueError`` if it holds an infinity or NaN."""
     _check_order(order, "asarray_chkfinite")
-    result = anp.asarray(a, dtype)
-    if not _np.all(host_values(anp.isfinite(result))):
+    result = shapes.asarray(a, dtype)
+    if not _np.all(host_values(elementwise.isfinite(result))):
         raise ValueError("array must not contain infs or NaNs")
     return result
 
@@ -201,12 +202,12 @@ def require(a, dtype=None, requirements=None, *, like=None):
     wanted = {str(r).upper()[:1] for r in ([requirements] if isinstance(requirements, str) else requirements or [])}
     if "F" in wanted:
         raise NotImplementedError("require: adcore's arrays are in C order (no Fortran layout)")
-    return anp.asarray(a, dtype)
+    return shapes.asarray(a, dtype)
 
 
 def array_from_args(array_args, array_kwargs, *args):
     """``array(args, *array_args, **array_kwargs)`` with the items as separate arguments (autograd's helper)."""
-    return anp.array(list(args), *array_args, **array_kwargs)
+    return shapes.array(list(args), *array_args, **array_kwargs)
 
 
 # ---- construction ----
@@ -217,13 +218,13 @@ def block(arrays):
     joined along the last axis, the next ones along the second-to-last, and so on."""
     depth = _list_depth(arrays)
     leaves = _leaves(arrays, depth)
-    ndim = builtins.max(depth, *(anp.ndim(leaf) for leaf in leaves)) if leaves else depth
+    ndim = builtins.max(depth, *(shapes.ndim(leaf) for leaf in leaves)) if leaves else depth
 
     def assemble(item, level):
         if level == depth:
             item = _as_array_like(item, leaves[0])
-            return anp.reshape(item, (1,) * (ndim - anp.ndim(item)) + anp.shape(item))
-        return anp.concatenate([assemble(part, level + 1) for part in item], axis=level - depth)
+            return shapes.reshape(item, (1,) * (ndim - shapes.ndim(item)) + shapes.shape(item))
+        return shapes.concatenate([assemble(part, level + 1) for part in item], axis=level - depth)
 
     return assemble(arrays, 0)
 
@@ -247,8 +248,8 @@ def _leaves(item, depth):
 
 def broadcast_arrays(*args, subok=False):
     """The arrays broadcast to one shape, as a tuple."""
-    shape = _np.broadcast_shapes(*(anp.shape(a) for a in args))
-    return tuple(anp.broadcast_to(a, shape) for a in args)
+    shape = _np.broadcast_shapes(*(shapes.shape(a) for a in args))
+    return tuple(shapes.broadcast_to(a, shape) for a in args)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -260,28 +261,28 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
     n = len(xi)
-    shapes = [(1,) * i + (-1,) + (1,) * (n - i - 1) for i in range(n)]
+    grid_shapes = [(1,) * i + (-1,) + (1,) * (n - i - 1) for i in range(n)]
     if indexing == "xy" and n > 1:
-        shapes[0], shapes[1] = (1, -1) + shapes[0][2:], (-1, 1) + shapes[1][2:]
-    grids = [anp.reshape(x, s) for x, s in zip(xi, shapes)]
+        grid_shapes[0], grid_shapes[1] = (1, -1) + grid_shapes[0][2:], (-1, 1) + grid_shapes[1][2:]
+    grids = [shapes.reshape(x, s) for x, s in zip(xi, grid_shapes)]
     if sparse:
-        return tuple(grids) if not copy else tuple(anp.copy(grid) for grid in grids)
+        return tuple(grids) if not copy else tuple(shapes.copy(grid) for grid in grids)
     grids = broadcast_arrays(*grids)
-    return tuple(anp._own_array(grid) for grid in grids) if copy else grids
+    return tuple(shapes._own_array(grid) for grid in grids) if copy else grids
 
 
 def diagflat(v, k=0):
     """A 2-d array with the flattened ``v`` on its ``k``-th diagonal."""
-    return anp.diag(anp.ravel(v), k)
+    return indexing.diag(shapes.ravel(v), k)
 
 
 def make_diagonal(D, offset=0, axis1=0, axis2=1):
     """Arrays with ``D``'s last axis on the ``offset`` diagonal of two new axes, placed at ``axis1``
     and ``axis2`` of the result (autograd's ``make_diagonal``, the adjoint of ``diagonal``)."""
-    n = anp.shape(D)[-1] + builtins.abs(offset)
-    result = anp.diagonal_untake(D, offset, anp.shape(D)[:-1] + (n, n))
-    nd = anp.ndim(result)
-    return anp.moveaxis(result, (nd - 2, nd - 1), (axis1, axis2))
+    n = shapes.shape(D)[-1] + builtins.abs(offset)
+    result = indexing.diagonal_untake(D, offset, shapes.shape(D)[:-1] + (n, n))
+    nd = shapes.ndim(result)
+    return shapes.moveaxis(result, (nd - 2, nd - 1), (axis1, axis2))
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
@@ -302,7 +303,7 @@ class r_class:
         if items and isinstance(items[0], str):
             axis, ndmin, trans1d = _directive(items.pop(0), axis, ndmin, trans1d)
         like = next((item for item in items if isbox(item) or hasattr(item, "shape")), None)
-        return anp.concatenate([_r_piece(item, ndmin, trans1d, like) for item in items], axis=axis)
+        return shapes.concatenate([_r_piece(item, ndmin, trans1d, like) for item in items], axis=axis)
 
 
 class c_class(r_class):
@@ -333,21 +334,21 @@ def _r_piece(item, ndmin, trans1d, like):
         if like is not None:  # a range's numbers take like's dtype, as Python numbers do (strict mixes no dtypes)
             item = _as_array_like(item.tolist(), like)
     if like is None and not (isbox(item) or hasattr(item, "shape")):
-        item = anp.array(item)
+        item = shapes.array(item)
     elif like is not None and isinstance(item, (int, float, complex)):
         item = _as_array_like(item, like)
     elif like is not None and not (isbox(item) or backend_of(getval(item)) is backend_of(getval(like))):
         item = _from_host(_np.asarray(item), like)
-    n = anp.ndim(item)
+    n = shapes.ndim(item)
     if n >= ndmin:
         return item
-    item = anp.reshape(item, (1,) * (ndmin - n) + anp.shape(item))
+    item = shapes.reshape(item, (1,) * (ndmin - n) + shapes.shape(item))
     if trans1d == -1:
         return item
     added = ndmin - n  # the new axes are first; trans1d says where the item's own axes go instead
     first = trans1d if trans1d >= 0 else trans1d + added + 1
     axes = list(range(ndmin))
-    return anp.transpose(item, axes[:first] + axes[added:] + axes[first:added])
+    return shapes.transpose(item, axes[:first] + axes[added:] + axes[first:added])
 
 
 # ---- selection by a condition or an index ----
@@ -359,9 +360,9 @@ def choose(a, choices, out=None, mode="raise"):
     is a sequence of arrays, or an array whose rows (along axis 0) are the choices, on any backend."""
     _no_out(out, "choose")
     if hasattr(choices, "shape"):  # an array of choices: its rows (a strict Array has no len() and no iteration)
-        if not anp.ndim(choices):
+        if not shapes.ndim(choices):
             raise ValueError("choose: choices must be a sequence of arrays or an array of at least one dimension")
-        choices = [choices[k, ...] for k in range(anp.shape(choices)[0])]
+        choices = [choices[k, ...] for k in range(shapes.shape(choices)[0])]
     n = len(choices)
     a = getval(a)
     like = next((c for c in choices if isbox(c) or hasattr(c, "shape")), None)
@@ -378,8 +379,10 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError("choose: invalid entry in choice array")
     result = choices[0]
     for k in range(1, n):
-        result = anp.where(a == k, choices[k], result)
-    return anp._own_array(anp.broadcast_to(result, _np.broadcast_shapes(anp.shape(a), *(anp.shape(c) for c in choices))))
+        result = indexing.where(a == k, choices[k], result)
+    return shapes._own_array(
+        shapes.broadcast_to(result, _np.broadcast_shapes(shapes.shape(a), *(shapes.shape(c) for c in choices)))
+    )
 
 
 def select(condlist, choicelist, default=0):
@@ -390,9 +393,9 @@ def select(condlist, choicelist, default=0):
         raise ValueError("select with an empty condition list is not possible")
     result = default
     for condition, choice in reversed(list(zip(condlist, choicelist))):
-        result = anp.where(getval(condition), choice, result)
-    shape = _np.broadcast_shapes(*(anp.shape(x) for x in (*condlist, *choicelist, default)))
-    return anp._own_array(anp.broadcast_to(result, shape))
+        result = indexing.where(getval(condition), choice, result)
+    shape = _np.broadcast_shapes(*(shapes.shape(x) for x in (*condlist, *choicelist, default)))
+    return shapes._own_array(shapes.broadcast_to(result, shape))
 
 
 def compress(condition, a, axis=None, out=None):
@@ -405,7 +408,7 @@ def compress(condition, a, axis=None, out=None):
 def extract(condition, arr):
     """The elements of the flattened ``arr`` where the flattened ``condition`` holds."""
     arr = _arrays(arr)
-    return take(anp.ravel(arr), _true_positions(condition, arr))
+    return take(shapes.ravel(arr), _true_positions(condition, arr))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
@@ -413,8 +416,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     ``piecewise``; a later condition wins where several hold); one extra function (or value) is used
     where none holds, and elements that no function covers are 0. A function gets only its elements,
     as in NumPy, so it is never evaluated outside its piece."""
-    x = x if isbox(x) or hasattr(x, "shape") else anp.array(x)
-    shape = anp.shape(x)
+    x = x if isbox(x) or hasattr(x, "shape") else shapes.array(x)
+    shape = shapes.shape(x)
     if _is_one_condition(condlist, x):
         condlist = [condlist]
     conditions = [_np.broadcast_to(_np.asarray(host_values(c)), shape) for c in condlist]
@@ -422,24 +425,24 @@ def piecewise(x, condlist, funclist, *args, **kw):
         conditions.append(~_np.any(conditions, axis=0) if conditions else _np.ones(shape, dtype=bool))
     elif len(funclist) != len(conditions):
         raise ValueError(f"piecewise: {len(conditions)} conditions need {len(conditions)} or {len(conditions) + 1} functions")
-    result = anp.zeros_like(x)
-    flat = anp.ravel(x)
+    result = dtypes.zeros_like(x)
+    flat = shapes.ravel(x)
     for condition, fun in zip(conditions, funclist):
         positions = _index_like(_np.flatnonzero(condition), x)
         values = fun(take(flat, positions), *args, **kw) if callable(fun) else fun
-        values = anp.broadcast_to(_as_array_like(values, x), anp.shape(positions))
-        placed = anp.reshape(anp.untake(values, positions, (math.prod(shape),)), shape)
-        result = anp.where(_index_like(condition, x) != 0, placed, result)
+        values = shapes.broadcast_to(_as_array_like(values, x), shapes.shape(positions))
+        placed = shapes.reshape(indexing.untake(values, positions, (math.prod(shape),)), shape)
+        result = indexing.where(_index_like(condition, x) != 0, placed, result)
     return result
 
 
 def _is_one_condition(condlist, x):
     """NumPy's rule: a scalar, or a sequence whose first item is not a list or an array (for a non-0-d
     ``x``), is one condition rather than a list of them."""
-    if isinstance(condlist, (bool, _np.bool_)) or anp.ndim(condlist) == 0:
+    if isinstance(condlist, (bool, _np.bool_)) or shapes.ndim(condlist) == 0:
         return True
     first = condlist[0]
-    return not (isinstance(first, list) or (hasattr(getval(first), "shape") and anp.ndim(first) > 0)) and anp.ndim(x) != 0
+    return not (isinstance(first, list) or (hasattr(getval(first), "shape") and shapes.ndim(first) > 0)) and shapes.ndim(x) != 0
 
 
 # ---- repetition, insertion, deletion ----
@@ -448,18 +451,18 @@ def _is_one_condition(condlist, x):
 def resize(a, new_shape):
     """``a`` flattened, repeated as often as needed and reshaped to ``new_shape`` (NumPy's ``resize``)."""
     new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
-    total, size = math.prod(new_shape), anp.size(a)
+    total, size = math.prod(new_shape), shapes.size(a)
     if size == 0 or total == 0:
-        return anp.reshape(anp.zeros_like(anp.ravel(a))[:0], (0,)) if total == 0 else anp.zeros(new_shape)
-    return anp.reshape(take(anp.ravel(a), _index_like(_np.arange(total) % size, a)), new_shape)
+        return shapes.reshape(dtypes.zeros_like(shapes.ravel(a))[:0], (0,)) if total == 0 else creation.zeros(new_shape)
+    return shapes.reshape(take(shapes.ravel(a), _index_like(_np.arange(total) % size, a)), new_shape)
 
 
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (an int, a slice, a sequence or a mask) along ``axis``
     (of the flattened ``arr`` when None)."""
     if axis is None:
-        arr, axis = anp.ravel(arr), 0
-    length = anp.shape(arr)[anp._normalize_axis(axis, anp.ndim(arr))]
+        arr, axis = shapes.ravel(arr), 0
+    length = shapes.shape(arr)[shapes._normalize_axis(axis, shapes.ndim(arr))]
     kept = _np.delete(_np.arange(length), obj if isinstance(obj, slice) else host_values(obj))
     return take(arr, _index_like(kept, arr), axis=axis)
 
@@ -472,14 +475,14 @@ def insert(arr, obj, values, axis=None):
     elements of ``arr`` and ``values``; the result gathers them with ``take``.
     """
     values = _as_array_like(values, arr)
-    if anp.result_type(values) != getval(arr).dtype:
-        values = anp.astype(values, getval(arr).dtype)
-    arr_size, values_size = anp.size(arr), anp.size(values)
-    arr_labels = _np.arange(arr_size).reshape(anp.shape(arr))
-    values_labels = (arr_size + _np.arange(values_size)).reshape(anp.shape(values))
+    if dtypes.result_type(values) != getval(arr).dtype:
+        values = dtypes.astype(values, getval(arr).dtype)
+    arr_size, values_size = shapes.size(arr), shapes.size(values)
+    arr_labels = _np.arange(arr_size).reshape(shapes.shape(arr))
+    values_labels = (arr_size + _np.arange(values_size)).reshape(shapes.shape(values))
     obj = obj if isinstance(obj, (int, slice)) else host_values(obj)
     labels = _np.insert(arr_labels, obj, values_labels, axis=axis)
-    source = anp.concatenate([anp.ravel(arr), anp.ravel(values)], axis=0)
+    source = shapes.concatenate([shapes.ravel(arr), shapes.ravel(values)], axis=0)
     return take(source, _index_like(labels, arr))
 
 
@@ -493,7 +496,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     raw = raw if hasattr(raw, "shape") else _np.asarray(raw)
     backend = backend_of(raw, op="trim_zeros")
     n = raw.ndim
-    axes = range(n) if axis is None else [anp._normalize_axis(a, n, "axis") for a in ((axis,) if isinstance(axis, int) else axis)]
+    axes = (
+        range(n) if axis is None else [shapes._normalize_axis(a, n, "axis") for a in ((axis,) if isinstance(axis, int) else axis)]
+    )
     index = [slice(None)] * n
     for ax in axes:
         held = backend.any(raw != 0, axis=tuple(a for a in range(n) if a != ax)) if n > 1 else raw != 0
@@ -501,34 +506,34 @@ def trim_zeros(filt, trim="fb", axis=None):
         start = (int(along[0]) if along.size else raw.shape[ax]) if "f" in trim else 0
         stop = (int(along[-1]) + 1 if along.size else start) if "b" in trim else raw.shape[ax]
         index[ax] = slice(start, builtins.max(start, stop))
-    return filt[tuple(index)] if hasattr(getval(filt), "shape") else anp.array(filt)[tuple(index)]
+    return filt[tuple(index)] if hasattr(getval(filt), "shape") else shapes.array(filt)[tuple(index)]
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """``func1d`` applied to each 1-d slice of ``arr`` along ``axis``; its result's axes replace ``axis``."""
-    nd = anp.ndim(arr)
-    axis = anp._normalize_axis(axis, nd)
-    moved = anp.moveaxis(arr, axis, -1)
-    outer = anp.shape(moved)[:-1]
+    nd = shapes.ndim(arr)
+    axis = shapes._normalize_axis(axis, nd)
+    moved = shapes.moveaxis(arr, axis, -1)
+    outer = shapes.shape(moved)[:-1]
     if not outer:
         return func1d(moved, *args, **kwargs)
     results = [func1d(moved[(*index, ...)], *args, **kwargs) for index in _np.ndindex(*outer)]
-    stacked = anp.stack(results)
-    result_nd = anp.ndim(stacked) - 1
-    stacked = anp.reshape(stacked, outer + anp.shape(stacked)[1:])
+    stacked = shapes.stack(results)
+    result_nd = shapes.ndim(stacked) - 1
+    stacked = shapes.reshape(stacked, outer + shapes.shape(stacked)[1:])
     source = tuple(range(len(outer), len(outer) + result_nd))
-    return anp.moveaxis(stacked, source, tuple(range(axis, axis + result_nd))) if result_nd else stacked
+    return shapes.moveaxis(stacked, source, tuple(range(axis, axis + result_nd))) if result_nd else stacked
 
 
 def apply_over_axes(func, a, axes):
     """``func(a, axis)`` applied over each of ``axes`` in turn, keeping the number of dimensions."""
-    nd = anp.ndim(a)
+    nd = shapes.ndim(a)
     for axis in (axes,) if isinstance(axes, int) else axes:
-        axis = anp._normalize_axis(axis, nd)
+        axis = shapes._normalize_axis(axis, nd)
         result = func(a, axis)
-        if anp.ndim(result) == nd - 1:
-            result = anp.expand_dims(result, axis)
-        elif anp.ndim(result) != nd:
+        if shapes.ndim(result) == nd - 1:
+            result = shapes.expand_dims(result, axis)
+        elif shapes.ndim(result) != nd:
             raise ValueError("apply_over_axes: function is not returning an array of the correct shape")
         a = result
     return a
@@ -549,7 +554,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     options.update({"axis": axis} if axis is not None else {}, **({} if equal_nan else {"equal_nan": False}))
     found = _Library("unique", raw).unique(raw, return_index=True, **options)
     first = found[1]
-    values = take(anp.ravel(ar), first) if axis is None else take(ar, first, axis=axis)
+    values = take(shapes.ravel(ar), first) if axis is None else take(ar, first, axis=axis)
     extra = [first] * return_index + list(found[2:])
     return (values, *extra) if extra else values
 
@@ -567,13 +572,13 @@ def unique_counts(x):
 def unique_inverse(x):
     """``(values, inverse_indices)``, the inverse indices shaped as ``x``."""
     values, inverse = unique(x, return_inverse=True)
-    return values, _reshaped(inverse, anp.shape(x))
+    return values, _reshaped(inverse, shapes.shape(x))
 
 
 def unique_all(x):
     """``(values, indices, inverse_indices, counts)``, the inverse indices shaped as ``x``."""
     values, first, inverse, counts = unique(x, return_index=True, return_inverse=True, return_counts=True)
-    return values, first, _reshaped(inverse, anp.shape(x)), counts
+    return values, first, _reshaped(inverse, shapes.shape(x)), counts
 
 
 def _reshaped(raw, shape):
@@ -586,19 +591,19 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     raw1, raw2 = getval(ar1), getval(ar2)
     library = _Library("intersect1d", raw1, raw2)
     _, first1, first2 = library.intersect1d(raw1, raw2, assume_unique=assume_unique, return_indices=True)
-    values = take(anp.ravel(ar1), first1)
+    values = take(shapes.ravel(ar1), first1)
     return (values, first1, first2) if return_indices else values
 
 
 def union1d(ar1, ar2):
     """The sorted values in either array."""
-    return unique(anp.concatenate([anp.ravel(a) for a in _arrays(ar1, ar2)]))
+    return unique(shapes.concatenate([shapes.ravel(a) for a in _arrays(ar1, ar2)]))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
     """The unique values of ``ar1`` that are not in ``ar2``, sorted (in ``ar1``'s order if ``assume_unique``)."""
     ar1, ar2 = _arrays(ar1, ar2)
-    values = anp.ravel(ar1) if assume_unique else unique(ar1)
+    values = shapes.ravel(ar1) if assume_unique else unique(ar1)
     raw, other = getval(values), getval(ar2)
     library = _Library("setdiff1d", raw, other)
     return take(values, library.flatnonzero(library.isin(raw, other, invert=True)))
@@ -607,7 +612,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the arrays."""
     ar1, ar2 = _arrays(ar1, ar2)
-    both = anp.concatenate([anp.ravel(a) if assume_unique else unique(a) for a in (ar1, ar2)])
+    both = shapes.concatenate([shapes.ravel(a) if assume_unique else unique(a) for a in (ar1, ar2)])
     raw = getval(both)
     library = _Library("setxor1d", raw)
     order = library.backend.argsort(raw, stable=True)  # the standard's: JAX's NumPy-named one refuses kind=
@@ -615,14 +620,127 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return take(both, library.take(order, first[counts == 1]))
 
 
-@anp.array_like("a")
+@shapes.array_like("a")
 def sort_complex(a):
     """``a`` sorted along its last axis by real part, then imaginary part, as a complex array
     (complex64 for float32 and small integer input, complex128 otherwise, as NumPy)."""
     raw = getval(a)
-    if not anp.iscomplexobj(a):
+    if not declare.iscomplexobj(a):
         backend = backend_of(raw, op="sort_complex")
         small = builtins.any(raw.dtype == backend.dtype(name) for name in ("float32", "int8", "int16", "uint8", "uint16"))
-        a = anp.astype(a, anp.complex64 if small else anp.complex128)
+        a = dtypes.astype(a, dtypes.complex64 if small else dtypes.complex128)
         raw = getval(a)
     return take_along_axis(a, _Library("sort_complex", raw).argsort(raw, axis=-1), axis=-1)
+
+
+# ---- pad ----
+
+#: NumPy's pad modes that are a linear map along each axis (the padded axis is ``P @ x`` for a fixed ``P``)
+_LINEAR_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+_STAT_PAD_MODES = ("maximum", "minimum", "mean", "median")
+
+
+@shapes.array_like("array")
+def pad(array, pad_width, mode="constant", **kwargs):
+    """``array`` padded along each axis, axis after axis as NumPy does, in every mode of NumPy's ``pad``.
+
+    ``pad_width``, ``stat_length``, ``constant_values`` and ``end_values`` take NumPy's forms
+    (a number, a pair, or one pair per axis). ``edge``, ``reflect``, ``symmetric`` and ``wrap``
+    (with ``reflect_type`` ``"even"`` or ``"odd"``, and pads of any width, NumPy's repeated
+    reflections included) are linear along each axis: the padded axis is ``P @ x``, ``P`` being
+    NumPy's own pad of the identity, so values and derivatives are NumPy's exactly.
+    ``maximum``, ``minimum``, ``mean`` and ``median`` fill with the statistic of the first and
+    last ``stat_length`` entries (derivative: that statistic's); ``linear_ramp`` runs from
+    ``end_values`` to the edge; ``constant`` fills with ``constant_values``; ``empty`` (whose
+    values NumPy leaves undefined) with zeros.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode, a keyword the mode does not take, or a statistic over an empty axis.
+    NotImplementedError
+        For a callable mode: NumPy's calls it to write into the padded array in place, and a
+        traced array cannot be written to.
+    """
+    if callable(mode):
+        raise NotImplementedError(
+            "pad: a callable mode writes into the padded array in place, which a traced array cannot take; "
+            "pad with a mode (or concatenate) instead"
+        )
+    allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"}, "empty": set()}
+    allowed.update(dict.fromkeys(("reflect", "symmetric"), {"reflect_type"}), edge=set(), wrap=set())
+    allowed.update(dict.fromkeys(_STAT_PAD_MODES, {"stat_length"}))
+    if mode not in allowed:
+        raise ValueError(f"pad: mode {mode!r} is not supported; use one of {', '.join(allowed)}")
+    unexpected = set(kwargs) - allowed[mode]
+    if unexpected:
+        raise ValueError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unexpected)}")
+    nd = shapes.ndim(array)
+    widths = _pad_widths(pad_width, nd)
+    for ax, (before, after) in enumerate(widths):
+        if mode in _LINEAR_PAD_MODES:
+            array = _pad_linear(array, ax, before, after, mode, kwargs.get("reflect_type", "even"))
+            continue
+        size_ = shapes.shape(array)[ax]
+        pieces = [_pad_piece(array, ax, before, True, mode, kwargs, size_), array]
+        pieces.append(_pad_piece(array, ax, after, False, mode, kwargs, size_))
+        array = shapes.concatenate([p for p in pieces if p is not None], axis=ax)
+    return array
+
+
+def _pad_widths(pad_width, nd, name="pad_width"):
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (nd, 2))
+    if (widths < 0).any():
+        raise ValueError(f"pad: {name} must hold non-negative numbers")
+    return [tuple(int(w) for w in row) for row in widths]
+
+
+def _pad_linear(array, ax, before, after, mode, reflect_type):
+    """``array`` padded along ``ax`` by ``P @ x``, ``P`` NumPy's pad of the identity (see ``pad``)."""
+    if before == after == 0:
+        return array
+    size_ = shapes.shape(array)[ax]
+    if size_ == 0:
+        raise ValueError(f"pad: can't extend empty axis {ax} using mode {mode!r}")
+    options = {"reflect_type": reflect_type} if mode in ("reflect", "symmetric") else {}
+    matrix = _np.pad(_np.eye(size_), ((before, after), (0, 0)), mode=mode, **options)
+    raw = getval(array)
+    backend = backend_of(raw, op="pad")
+    matrix = backend.from_numpy(matrix, dtype=raw.dtype, device=backend.device(raw))
+    return shapes.moveaxis(products.tensordot(matrix, array, axes=([1], [ax])), 0, ax)
+
+
+def _pad_piece(array, ax, width, before, mode, kwargs, size_):
+    if width == 0:
+        return None
+    nd = shapes.ndim(array)
+    piece_shape = shapes._with_axis(shapes.shape(array), ax, width)
+    side = 0 if before else 1
+    if mode in ("constant", "empty"):
+        value = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0), dtype=float), (nd, 2))[ax][side]
+        return shapes.broadcast_to(dtypes.full_like(array[shapes._along(ax, slice(0, 1), nd)], float(value)), piece_shape)
+    edge = array[shapes._along(ax, slice(0, 1) if before else slice(-1, None), nd)]
+    if mode == "linear_ramp":
+        end = float(_np.broadcast_to(_np.asarray(kwargs.get("end_values", 0), dtype=float), (nd, 2))[ax][side])
+        steps = _np.arange(width, dtype=float) / width  # NumPy's linspace(end, edge, width, endpoint=False)
+        steps = steps if before else _np.ascontiguousarray(steps[::-1])
+        raw = getval(array)
+        backend = backend_of(raw, op="pad")
+        steps = backend.from_numpy(
+            steps.reshape(shapes._with_axis((1,) * nd, ax, width)), dtype=raw.dtype, device=backend.device(raw)
+        )
+        return elementwise.add(elementwise.multiply(elementwise.subtract(edge, end), steps), end)
+    if size_ == 0:
+        raise ValueError(f"pad: can't compute the {mode} of an empty axis {ax}")
+    stat_length = kwargs.get("stat_length")
+    length = size_ if stat_length is None else builtins.min(_pad_widths(stat_length, nd, "stat_length")[ax][side], size_)
+    if length == 0:
+        raise ValueError(f"pad: stat_length of 0 along axis {ax} leaves no entries for the {mode}")
+    window = array[shapes._along(ax, slice(0, length) if before else slice(size_ - length, None), nd)]
+    if mode == "median":
+        stat = median(window, axis=ax, keepdims=True)
+    else:
+        stat = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean}[mode](
+            window, axis=ax, keepdims=True
+        )
+    return shapes.broadcast_to(stat, piece_shape)

@@ -1,6 +1,5 @@
 """ArrayBox: a traced array that behaves like an array where users touch it."""
 
-
 import numpy as _np
 
 from backends import array_backend, backend_of, forget_on_change, register_traced_type
@@ -9,7 +8,7 @@ from ..core import autograd_alias_installed
 from ..core import Box, fingerprints, getval, isbox, snapshots
 from ..core.constants import immutable_types
 from . import signatures as np_signatures
-from . import wrapper as anp
+from . import dtypes, elementwise, indexing, products, reductions, shapes
 from .arrays import compress
 from .protocol import array_function, array_ufunc
 from .selection import argpartition, argsort, searchsorted
@@ -49,28 +48,28 @@ class ArrayBox(Box):
     __array_ufunc__ = array_ufunc  # numpy.sin(x), raw * x: adcore's function of the ufunc's name (NEP 13)
     __array_function__ = array_function  # numpy.sum(x), numpy.linalg.solve(a, x): adcore's (NEP 18)
 
-    shape = property(lambda self: anp.shape(self._value))
-    ndim = property(lambda self: anp.ndim(self._value))
-    size = property(lambda self: anp.size(self._value))
+    shape = property(lambda self: shapes.shape(self._value))
+    ndim = property(lambda self: shapes.ndim(self._value))
+    size = property(lambda self: shapes.size(self._value))
 
     @property
     def dtype(self):
         """The value's dtype; a traced Python scalar has its default-backend dtype (float64 for a float)."""
         value = getval(self._value)
         dtype = getattr(value, "dtype", None)
-        return anp.result_type(value) if dtype is None else dtype
+        return dtypes.result_type(value) if dtype is None else dtype
 
-    T = property(lambda self: anp.transpose(self))
-    real = property(lambda self: anp.real(self))
-    imag = property(lambda self: anp.imag(self))
-    mT = property(lambda self: anp.matrix_transpose(self))
+    T = property(lambda self: shapes.transpose(self))
+    real = property(lambda self: elementwise.real(self))
+    imag = property(lambda self: elementwise.imag(self))
+    mT = property(lambda self: shapes.matrix_transpose(self))
     device = property(lambda self: backend_of(getval(self)).device(getval(self)))
     itemsize = property(lambda self: self._value.itemsize)
     nbytes = property(lambda self: self._value.nbytes)
-    flat = property(lambda self: anp.ravel(self))  # indexing and iteration of the flattened array; not writable
+    flat = property(lambda self: shapes.ravel(self))  # indexing and iteration of the flattened array; not writable
 
     def __len__(self):
-        shape = anp.shape(self._value)
+        shape = shapes.shape(self._value)
         if not shape:
             raise TypeError("len() of unsized object (a 0-d array)")
         return shape[0]
@@ -79,7 +78,7 @@ class ArrayBox(Box):
         return (self[i, ...] for i in range(len(self)))
 
     def __getitem__(self, index):
-        return anp.getitem(self, index)
+        return indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
         raise TypeError(
@@ -127,29 +126,29 @@ class ArrayBox(Box):
             return NotImplemented
         raise TypeError(foreign_function_message("torch", func.__name__))
 
-    __neg__ = anp.negative
+    __neg__ = elementwise.negative
     __pos__ = lambda self: self  # noqa: E731
-    __abs__ = anp.abs
-    __add__ = __radd__ = anp.add  # commutative: x + box is box + x
-    __sub__ = anp.subtract
-    __rsub__ = lambda self, other: anp.subtract(other, self)  # noqa: E731
-    __mul__ = __rmul__ = anp.multiply  # commutative: x * box is box * x
-    __truediv__ = anp.divide
-    __rtruediv__ = lambda self, other: anp.divide(other, self)  # noqa: E731
-    __pow__ = anp.power
-    __rpow__ = lambda self, other: anp.power(other, self)  # noqa: E731
-    __mod__ = anp.mod
-    __rmod__ = lambda self, other: anp.mod(other, self)  # noqa: E731
-    __floordiv__ = anp.floor_divide
-    __rfloordiv__ = lambda self, other: anp.floor_divide(other, self)  # noqa: E731
-    __matmul__ = anp.matmul
-    __rmatmul__ = lambda self, other: anp.matmul(other, self)  # noqa: E731
-    __eq__ = anp.equal
-    __ne__ = anp.not_equal
-    __gt__ = anp.greater
-    __ge__ = anp.greater_equal
-    __lt__ = anp.less
-    __le__ = anp.less_equal
+    __abs__ = elementwise.abs
+    __add__ = __radd__ = elementwise.add  # commutative: x + box is box + x
+    __sub__ = elementwise.subtract
+    __rsub__ = lambda self, other: elementwise.subtract(other, self)  # noqa: E731
+    __mul__ = __rmul__ = elementwise.multiply  # commutative: x * box is box * x
+    __truediv__ = elementwise.divide
+    __rtruediv__ = lambda self, other: elementwise.divide(other, self)  # noqa: E731
+    __pow__ = elementwise.power
+    __rpow__ = lambda self, other: elementwise.power(other, self)  # noqa: E731
+    __mod__ = elementwise.mod
+    __rmod__ = lambda self, other: elementwise.mod(other, self)  # noqa: E731
+    __floordiv__ = elementwise.floor_divide
+    __rfloordiv__ = lambda self, other: elementwise.floor_divide(other, self)  # noqa: E731
+    __matmul__ = products.matmul
+    __rmatmul__ = lambda self, other: products.matmul(other, self)  # noqa: E731
+    __eq__ = elementwise.equal
+    __ne__ = elementwise.not_equal
+    __gt__ = elementwise.greater
+    __ge__ = elementwise.greater_equal
+    __lt__ = elementwise.less
+    __le__ = elementwise.less_equal
 
     # the methods of the same names as NumPy's functions, with NumPy's signatures (signatures.py)
     sum, mean, prod, max, min, ptp, all, any, var, std, cumsum, cumprod, clip, trace, argmax, argmin = map(
@@ -184,38 +183,38 @@ class ArrayBox(Box):
         return np_signatures.reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
     def transpose(self, *axes):
-        return anp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+        return shapes.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
 
     def ravel(self):
-        return anp.ravel(self)
+        return shapes.ravel(self)
 
     flatten = ravel
 
     def squeeze(self, axis=None):
-        return anp.squeeze(self, axis)
+        return shapes.squeeze(self, axis)
 
     def dot(self, other):
-        return anp.dot(self, other)
+        return products.dot(self, other)
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        return anp.astype(self, dtype)
+        return dtypes.astype(self, dtype)
 
     def conj(self):
-        return anp.conj(self)
+        return elementwise.conj(self)
 
     conjugate = conj
 
     def swapaxes(self, axis1, axis2):
-        return anp.swapaxes(self, axis1, axis2)
+        return shapes.swapaxes(self, axis1, axis2)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return anp.diagonal(self, offset, axis1, axis2)
+        return indexing.diagonal(self, offset, axis1, axis2)
 
     def repeat(self, repeats, axis=None):
-        return anp.repeat(self, repeats, axis)
+        return shapes.repeat(self, repeats, axis)
 
     def nonzero(self):
-        return anp.nonzero(self)
+        return indexing.nonzero(self)
 
     def copy(self, order="K"):
         return self
@@ -233,13 +232,13 @@ class ArrayBox(Box):
         return self
 
     def __contains__(self, value):
-        return bool(anp.any(anp.equal(self, value)))
+        return bool(reductions.any(elementwise.equal(self, value)))
 
     def __divmod__(self, other):
-        return anp.floor_divide(self, other), anp.mod(self, other)
+        return elementwise.floor_divide(self, other), elementwise.mod(self, other)
 
     def __rdivmod__(self, other):
-        return anp.floor_divide(other, self), anp.mod(other, self)
+        return elementwise.floor_divide(other, self), elementwise.mod(other, self)
 
     def argsort(self, axis=-1):
         return argsort(self, axis)

@@ -243,7 +243,7 @@ def dispatched(name, api_name):
     return call
 
 
-# ---- the dtype query the chain rule asks (re-exported by ``adcore.numpy.wrapper``) ----
+# ---- the dtype query the chain rule asks ----
 
 
 @notrace_primitive
@@ -279,9 +279,9 @@ def metadata(x):
     raw = getval(x)
     if hasattr(raw, "shape"):
         return tuple(raw.shape), getattr(raw, "dtype", None), iscomplexobj.fun(raw)
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from .shapes import shape  # at call time: the families import this module
 
-    return anp.shape(raw), getattr(raw, "dtype", None), iscomplexobj.fun(raw)
+    return shape(raw), getattr(raw, "dtype", None), iscomplexobj.fun(raw)
 
 
 def unbroadcast(g, meta):
@@ -294,19 +294,19 @@ def unbroadcast(g, meta):
     g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
     if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
         return g  # already in the argument's space (the common case: nothing was broadcast)
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import dtypes, elementwise, reductions, shapes  # at call time: the families import this module
 
     if not x_complex and iscomplexobj(g):
-        g = anp.real(g)
+        g = elementwise.real(g)
     elif x_complex and x_dtype is None and not iscomplexobj(g):
-        g = anp.add(g, 0j)  # a Python complex's cotangent is complex, of the output's precision
-    g_shape = anp.shape(g)
+        g = elementwise.add(g, 0j)  # a Python complex's cotangent is complex, of the output's precision
+    g_shape = shapes.shape(g)
     if g_shape[batch:] != x_shape:
         lead = len(g_shape) - len(x_shape)
         stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
-        g = anp.reshape(anp.sum(g, axis=tuple(range(batch, lead)) + stretched), g_shape[:batch] + x_shape)
+        g = shapes.reshape(reductions.sum(g, axis=tuple(range(batch, lead)) + stretched), g_shape[:batch] + x_shape)
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
-        g = anp.astype(g, x_dtype)
+        g = dtypes.astype(g, x_dtype)
     return g
 
 
@@ -338,17 +338,17 @@ def broadcast(g, ans):
     g_dtype, ans_dtype = getattr(raw, "dtype", None), getattr(raw_ans, "dtype", None)
     if g_dtype is not None and ans_dtype is not None and g_dtype == ans_dtype and raw.shape == raw_ans.shape:
         return g  # already in the output's space (the common case)
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import dtypes, elementwise, shapes  # at call time: the families import this module
 
     if not hasattr(raw, "shape"):
-        return anp.multiply(g, anp.ones_like(ans))
+        return elementwise.multiply(g, dtypes.ones_like(ans))
     if iscomplexobj(g) and not iscomplexobj(ans):
-        g = anp.real(g)
-    ans_shape = anp.shape(ans)
-    if anp.shape(g) != ans_shape:
-        g = anp.broadcast_to(g, ans_shape)
+        g = elementwise.real(g)
+    ans_shape = shapes.shape(ans)
+    if shapes.shape(g) != ans_shape:
+        g = shapes.broadcast_to(g, ans_shape)
     if ans_dtype is not None and getval(g).dtype != ans_dtype:
-        g = anp.astype(g, ans_dtype)
+        g = dtypes.astype(g, ans_dtype)
     return g
 
 
@@ -387,7 +387,7 @@ def in_place_backend(x, y):
 
 
 def product_into(g, factor, owned, made=False):
-    """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``anp._times_partial``), written into ``g`` when
+    """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``elementwise._times_partial``), written into ``g`` when
     the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked
     only where ``g`` is not owned), where the product keeps the shape and dtype of the buffer written
     (:func:`in_place_backend`) and the library can check ``factor`` for NaN without waiting
@@ -425,9 +425,9 @@ def times_partial(g, partial):
         product = g * partial
         return product if partial == partial or g != 0 else type(product)(0)
     if isbox(g) or isbox(partial):
-        from . import wrapper as anp  # at call time: wrapper imports this module
+        from .elementwise import _times_partial  # at call time: elementwise imports this module
 
-        return anp._times_partial(g, partial)
+        return _times_partial(g, partial)
     return backend_of(g, partial, op="multiply").multiply_zero_nan(g, partial)
 
 
@@ -444,6 +444,7 @@ def zero_where_masked(g, partial):
             return partial
     elif not backend_of(raw, op="multiply").may_hold_nan(raw):
         return partial
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from .elementwise import equal, isnan, logical_and  # at call time: the families import this module
+    from .indexing import where
 
-    return anp.where(anp.logical_and(anp.equal(g, 0), anp.isnan(partial)), 0.0, partial)
+    return where(logical_and(equal(g, 0), isnan(partial)), 0.0, partial)

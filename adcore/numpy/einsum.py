@@ -31,7 +31,7 @@ import string
 from backends import array_backend, backend_of
 
 from ..core import def_linear, defvjp_argnum, getval, notrace_primitive, primitive
-from . import wrapper as anp
+from . import elementwise, indexing, shapes
 from .declare import metadata, unbroadcast
 
 #: The letters NumPy accepts as subscripts; the ellipsis and the rules take unused ones.
@@ -82,26 +82,26 @@ def einsum(subscripts, *operands):
     """
     if not isinstance(subscripts, str):
         subscripts, operands = subscripts_from_sublists(subscripts, *operands)
-    operands = [anp.array(x) if isinstance(x, (list, tuple)) else x for x in operands]
-    shapes = [anp.shape(x) for x in operands]
-    terms, output = parse_subscripts(subscripts, shapes)
-    sizes = subscript_sizes(terms, shapes)
+    operands = [shapes.array(x) if isinstance(x, (list, tuple)) else x for x in operands]
+    operand_shapes = [shapes.shape(x) for x in operands]
+    terms, output = parse_subscripts(subscripts, operand_shapes)
+    sizes = subscript_sizes(terms, operand_shapes)
     arrays, array_terms, scalars = [], [], []
-    for x, term, shape in zip(operands, terms, shapes):
+    for x, term, shape in zip(operands, terms, operand_shapes):
         if array_backend(getval(x)) is None:
             scalars.append(x)
             continue
         kept = [i for i, (label, n) in enumerate(zip(term, shape)) if not (n == 1 and sizes[label] != 1)]
         if len(kept) < len(term):  # size-1 axes broadcast against the other operands
-            x = anp.reshape(x, tuple(shape[i] for i in kept))
+            x = shapes.reshape(x, tuple(shape[i] for i in kept))
             term = "".join(term[i] for i in kept)
         arrays.append(x)
         array_terms.append(term)
     if not arrays:  # scalars only: NumPy gives a 0-d result of their product
-        arrays, array_terms = [anp.array(scalars.pop(0))], [""]
+        arrays, array_terms = [shapes.array(scalars.pop(0))], [""]
     result = einsum_args(",".join(array_terms) + "->" + output, *arrays)
     for scalar in scalars:
-        result = anp.multiply(result, scalar)
+        result = elementwise.multiply(result, scalar)
     return result
 
 
@@ -155,13 +155,13 @@ def grad_einsum(argnum, ans, args, kwargs):
     named = set(output).union(*(term for term, _ in others))
     fresh = [c for c in LETTERS if c not in args[0]]
     target, factor_terms, factors = [], [], []
-    for label, n in zip(x_term, anp.shape(x)):
+    for label, n in zip(x_term, shapes.shape(x)):
         if label in target:  # a repeated subscript: put the cotangent on the diagonal
             if not fresh:
                 raise ValueError(f"einsum: {args[0]!r} leaves too few unused letters for the VJP of a repeated subscript")
             tied = fresh.pop(0)
             factor_terms.append(label + tied)
-            factors.append(anp.eye_like(x, n))
+            factors.append(indexing.eye_like(x, n))
             target.append(tied)
             continue
         target.append(label)

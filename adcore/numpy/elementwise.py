@@ -28,11 +28,11 @@ CALL = {"propagates_nan": True, "fusion": "call"}  # and the jit fuses it as the
 
 
 def replace_zero(x, value):
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import indexing  # at call time: the families import this module
 
     if not hasattr(getval(x), "shape"):
         return value if x == 0 else x
-    return anp.where(x == 0, value, x)
+    return indexing.where(x == 0, value, x)
 
 
 def reciprocal_of(y):
@@ -103,19 +103,19 @@ def power_partial_x(ans, x, y):
     partial is then exactly 0, also at ``x = 0``, where ``0 * 0**-1`` would be NaN (``x**0`` is the
     constant 1, the first term of a polynomial ``sum(c * x ** arange(n))``).
     """
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import dtypes, indexing  # at call time: the families import this module
 
     if type(y) in (int, float):
         return multiply(x, 2.0) if y == 2 else multiply(y, power(x, y - 1 if y != 0 else 1))
-    return multiply(y, power(x, anp.where(not_equal(y, 0), subtract(y, 1), anp.ones_like(y))))
+    return multiply(y, power(x, indexing.where(not_equal(y, 0), subtract(y, 1), dtypes.ones_like(y))))
 
 
 def balanced_eq(x, z, y):
     """1 where ``x`` is the selected value ``z``, 1/2 where it ties with ``y``, else 0 (autograd's rule)."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import dtypes, indexing  # at call time: the families import this module
 
-    one = anp.ones_like(z)
-    return anp.where(x == z, one, 0.0) / anp.where(x == y, 2.0, one)
+    one = dtypes.ones_like(z)
+    return indexing.where(x == z, one, 0.0) / indexing.where(x == y, 2.0, one)
 
 
 def over_squared_norm(v, y, x):
@@ -131,15 +131,15 @@ def logistic_weight(x, y, scale=1.0):
     (``exp(x - ans)`` loses the digits ``ans`` rounds off), 1/2 at ties. Where both are -inf the
     weight is 0 (-inf is log 0: the sum does not move when either moves, as in ``logsumexp``);
     where both are +inf it is NaN."""
-    from . import wrapper as anp  # at call time: wrapper imports this module
+    from . import indexing  # at call time: the families import this module
 
     d = subtract(x, y) if scale == 1.0 else multiply(subtract(x, y), scale)
     ahead = greater_equal(d, 0)
     # each branch of the where sees only its own sign of d (so neither overflows), and is smooth at
     # d = 0 for the higher derivatives (a form through |d| would have second derivative 0 at ties)
-    e_ahead, e_behind = exp(negative(anp.where(ahead, d, 0.0))), exp(anp.where(ahead, 0.0, d))
-    weight = anp.where(ahead, 1.0 / (1.0 + e_ahead), e_behind / (1.0 + e_behind))
-    return anp.where(logical_and(equal(x, -math.inf), equal(y, -math.inf)), 0.0, weight)
+    e_ahead, e_behind = exp(negative(indexing.where(ahead, d, 0.0))), exp(indexing.where(ahead, 0.0, d))
+    weight = indexing.where(ahead, 1.0 / (1.0 + e_ahead), e_behind / (1.0 + e_behind))
+    return indexing.where(logical_and(equal(x, -math.inf), equal(y, -math.inf)), 0.0, weight)
 
 
 def remainder_quotient(ans, x, y):

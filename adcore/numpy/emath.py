@@ -21,7 +21,7 @@ import numpy as _np
 from backends import array_backend, backend_of
 
 from ..core import getval
-from . import wrapper as anp
+from . import dtypes, elementwise, indexing, reductions, shapes
 
 _SINGLE = ("float32", "float16", "int8", "int16", "uint8", "uint16", "bool")
 
@@ -29,13 +29,13 @@ _SINGLE = ("float32", "float16", "int8", "int16", "uint8", "uint16", "bool")
 def _complex(x):
     """``x`` as a complex array: complex64 for NumPy's single-precision kinds, complex128 otherwise."""
     kind = str(getval(x).dtype).split(".")[-1]
-    return anp.astype(x, anp.complex64 if kind in _SINGLE else anp.complex128)
+    return dtypes.astype(x, dtypes.complex64 if kind in _SINGLE else dtypes.complex128)
 
 
 def _complex_where(x, outside):
     """``x`` as an array, made complex if it is real and ``outside(x)`` holds for one of its entries
     (always, for a real ``x`` on a lazy backend)."""
-    x = anp.asarray(x)
+    x = shapes.asarray(x)
     return _complex(x) if _made_complex(x, outside) else x
 
 
@@ -46,7 +46,7 @@ def _made_complex(x, outside):
     backend = backend_of(value)
     if backend.isdtype(value.dtype, "complex floating"):
         return False
-    return backend.lazy or bool(anp.any(outside(value)))
+    return backend.lazy or bool(reductions.any(outside(value)))
 
 
 def _array_beside(value, x):
@@ -59,71 +59,76 @@ def _array_beside(value, x):
 
 
 def _negative(value):
-    return anp.less(value, 0)
+    return elementwise.less(value, 0)
 
 
 def _beyond_one(value):
-    return anp.greater(anp.abs(value), 1)
+    return elementwise.greater(elementwise.abs(value), 1)
 
 
 def sqrt(x):
     """The square root of ``x``, complex if a real ``x`` has a negative entry (``numpy.emath.sqrt``)."""
-    return anp.sqrt(_complex_where(x, _negative))
+    return elementwise.sqrt(_complex_where(x, _negative))
 
 
 def log(x):
     """The natural logarithm of ``x``, complex if a real ``x`` has a negative entry (``numpy.emath.log``)."""
-    return anp.log(_complex_where(x, _negative))
+    return elementwise.log(_complex_where(x, _negative))
 
 
 def log2(x):
     """The base-2 logarithm of ``x``, complex if a real ``x`` has a negative entry (``numpy.emath.log2``)."""
-    return anp.log2(_complex_where(x, _negative))
+    return elementwise.log2(_complex_where(x, _negative))
 
 
 def log10(x):
     """The base-10 logarithm of ``x``, complex if a real ``x`` has a negative entry (``numpy.emath.log10``)."""
-    return anp.log10(_complex_where(x, _negative))
+    return elementwise.log10(_complex_where(x, _negative))
 
 
 def logn(n, x):
     """The base-``n`` logarithm of ``x``, ``log(x) / log(n)``, each made complex by its own sign
     (``numpy.emath.logn``)."""
-    x = anp.asarray(x)
+    x = shapes.asarray(x)
     n = _array_beside(n, x)
-    return anp.divide(anp.log(_complex_where(x, _negative)), anp.log(_complex_where(n, _negative)))
+    return elementwise.divide(elementwise.log(_complex_where(x, _negative)), elementwise.log(_complex_where(n, _negative)))
 
 
 def power(x, p):
     """``x ** p``, complex if a real ``x`` has a negative entry; an integer ``p`` with a negative entry
     is made float first, as NumPy does (on Dask any integer ``p``) (``numpy.emath.power``)."""
-    x = anp.asarray(x)
+    x = shapes.asarray(x)
     p = _array_beside(p, x)
     value = getval(p)
     backend = backend_of(value)
-    if backend.isdtype(value.dtype, "integral") and (backend.lazy or bool(anp.any(anp.less(value, 0)))):
-        p = anp.astype(p, anp.float64)
-    return anp.power(_complex_where(x, _negative), p)
+    if backend.isdtype(value.dtype, "integral") and (backend.lazy or bool(reductions.any(elementwise.less(value, 0)))):
+        p = dtypes.astype(p, dtypes.float64)
+    return elementwise.power(_complex_where(x, _negative), p)
 
 
 def arccos(x):
     """The inverse cosine of ``x``, complex if a real ``x`` has an entry beyond 1 in absolute value
     (``numpy.emath.arccos``): there ``-i arccosh(x)`` for ``x > 1`` and ``pi - i arccosh(-x)`` for
     ``x < -1``, NumPy's values, and their derivatives along the real line (:func:`_beyond_the_cut`)."""
-    x = anp.asarray(x)
+    x = shapes.asarray(x)
     if not _made_complex(x, _beyond_one):
-        return anp.arccos(x)
-    return _beyond_the_cut(x, anp.arccos, lambda x: anp.where(anp.greater(x, 0), anp.zeros_like(x), anp.full_like(x, _np.pi)), -1.0)
+        return elementwise.arccos(x)
+    return _beyond_the_cut(
+        x,
+        elementwise.arccos,
+        lambda x: indexing.where(elementwise.greater(x, 0), dtypes.zeros_like(x), dtypes.full_like(x, _np.pi)),
+        -1.0,
+    )
 
 
 def arcsin(x):
     """The inverse sine of ``x``, complex if a real ``x`` has an entry beyond 1 in absolute value
     (``numpy.emath.arcsin``): there ``sign(x) pi / 2 + i arccosh(|x|)``, NumPy's values, and their
     derivatives along the real line (:func:`_beyond_the_cut`)."""
-    x = anp.asarray(x)
+    x = shapes.asarray(x)
     if not _made_complex(x, _beyond_one):
-        return anp.arcsin(x)
-    return _beyond_the_cut(x, anp.arcsin, lambda x: anp.multiply(anp.sign(x), 0.5 * _np.pi), 1.0)
+        return elementwise.arcsin(x)
+    return _beyond_the_cut(x, elementwise.arcsin, lambda x: elementwise.multiply(elementwise.sign(x), 0.5 * _np.pi), 1.0)
 
 
 def _beyond_the_cut(x, inside, real_outside, imag_sign):
@@ -135,17 +140,21 @@ def _beyond_the_cut(x, inside, real_outside, imag_sign):
     with real functions of ``x``, the derivative is that of NumPy's values along the real line. Each
     real function sees only arguments of its own region, so that no NaN reaches a derivative.
     """
-    within = anp.less_equal(anp.abs(getval(x)), 1.0)
-    real = anp.where(within, inside(anp.where(within, x, 0.0)), real_outside(getval(x)))
-    imag = anp.where(within, anp.zeros_like(getval(x)), anp.multiply(imag_sign, anp.arccosh(anp.where(within, 2.0, anp.abs(x)))))
+    within = elementwise.less_equal(elementwise.abs(getval(x)), 1.0)
+    real = indexing.where(within, inside(indexing.where(within, x, 0.0)), real_outside(getval(x)))
+    imag = indexing.where(
+        within,
+        dtypes.zeros_like(getval(x)),
+        elementwise.multiply(imag_sign, elementwise.arccosh(indexing.where(within, 2.0, elementwise.abs(x)))),
+    )
     complex_x = _complex(x)
-    return anp.add(anp.astype(real, complex_x.dtype), anp.multiply(anp.astype(imag, complex_x.dtype), 1j))
+    return elementwise.add(dtypes.astype(real, complex_x.dtype), elementwise.multiply(dtypes.astype(imag, complex_x.dtype), 1j))
 
 
 def arctanh(x):
     """The inverse hyperbolic tangent of ``x``, complex if a real ``x`` has an entry beyond 1 in absolute
     value (``numpy.emath.arctanh``)."""
-    return anp.arctanh(_complex_where(x, _beyond_one))
+    return elementwise.arctanh(_complex_where(x, _beyond_one))
 
 
 __all__ = ["arccos", "arcsin", "arctanh", "log", "log10", "log2", "logn", "power", "sqrt"]

@@ -42,7 +42,7 @@ import numpy as _np
 from backends import backend_of, default_backend
 
 from ..core import def_linear, defvjp, getval, notrace_primitive, primitive
-from . import wrapper as anp
+from . import declare, dtypes, elementwise, shapes
 
 __all__ = [
     "fft",
@@ -83,7 +83,7 @@ def _c2c(x, s, axes, norm, forward):
 
 
 def grad_c2c(ans, x, s, axes, norm, forward):
-    x_shape = anp.shape(x)
+    x_shape = shapes.shape(x)
     return lambda g: _crop_pad(_c2c(g, s, axes, norm, forward), x_shape)
 
 
@@ -99,9 +99,9 @@ def _r2c(x, s, axes, norm):
 
 
 def grad_r2c(ans, x, s, axes, norm):
-    x_shape = anp.shape(x)
+    x_shape = shapes.shape(x)
     halves = _half_spectrum_weights(ans, s[-1], axes[-1], 0.5)
-    return lambda g: _crop_pad(_c2r(anp.multiply(anp.conj(g), halves), s, axes, _DUAL_NORM[norm]), x_shape)
+    return lambda g: _crop_pad(_c2r(elementwise.multiply(elementwise.conj(g), halves), s, axes, _DUAL_NORM[norm]), x_shape)
 
 
 defvjp(_r2c, grad_r2c)
@@ -116,9 +116,9 @@ def _c2r(x, s, axes, norm):
 
 
 def grad_c2r(ans, x, s, axes, norm):
-    x_shape = anp.shape(x)
+    x_shape = shapes.shape(x)
     doubles = _half_spectrum_weights(x, s[-1], axes[-1], 2.0)
-    return lambda g: _crop_pad(anp.multiply(anp.conj(_r2c(g, s, axes, _DUAL_NORM[norm])), doubles), x_shape)
+    return lambda g: _crop_pad(elementwise.multiply(elementwise.conj(_r2c(g, s, axes, _DUAL_NORM[norm])), doubles), x_shape)
 
 
 defvjp(_c2r, grad_c2r)
@@ -150,7 +150,7 @@ def _crop_pad(x, shape):
 
 
 def grad_crop_pad(ans, x, shape):
-    x_shape = anp.shape(x)
+    x_shape = shapes.shape(x)
     return lambda g: _crop_pad(g, x_shape)
 
 
@@ -200,11 +200,11 @@ def _sizes_and_axes(name, x, s, axes, half_spectrum_input=False):
     ``half_spectrum_input``: ``x`` is a half spectrum along the last axis (the ``irfft`` family), whose
     default size there is ``2 * (m - 1)``.
     """
-    shape = anp.shape(x)
+    shape = shapes.shape(x)
     ndim = len(shape)
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
-    axes = tuple(anp._normalize_axis(a, ndim, name) for a in axes)
+    axes = tuple(shapes._normalize_axis(a, ndim, name) for a in axes)
     if s is None:
         s = [None] * len(axes)
     s = list(s)
@@ -223,20 +223,20 @@ def _sizes_and_axes(name, x, s, axes, half_spectrum_input=False):
 
 def _as_complex(a):
     """``a`` as a complex array: complex64 from float32, complex128 from other real dtypes."""
-    x = anp.asarray(a)
-    if anp.iscomplexobj(x):
+    x = shapes.asarray(a)
+    if declare.iscomplexobj(x):
         return x
-    return anp.astype(x, "complex64" if _is_float32(x) else "complex128")
+    return dtypes.astype(x, "complex64" if _is_float32(x) else "complex128")
 
 
 def _as_real(name, a):
     """``a`` as a real floating array (integers become float64); complex input is refused, as NumPy does."""
-    x = anp.asarray(a)
-    if anp.iscomplexobj(x):
+    x = shapes.asarray(a)
+    if declare.iscomplexobj(x):
         raise TypeError(f"{name}: the input must be real, got {getval(x).dtype}; take adcore.numpy.real(x) first, or use fft")
     value = getval(x)
     if not backend_of(value, op=name).isdtype(value.dtype, "real floating"):
-        return anp.astype(x, "float64")
+        return dtypes.astype(x, "float64")
     return x
 
 
@@ -257,7 +257,7 @@ def _complex_transform(name, a, s, axes, norm, forward):
     x = _as_complex(a)
     s, axes = _sizes_and_axes(name, x, s, axes)
     if not axes:
-        return anp.asarray(a)
+        return shapes.asarray(a)
     if _has_repeats(axes):  # one axis at a time, the last first (NumPy's order)
         for n, axis in reversed(list(zip(s, axes))):
             x = _c2c(x, (n,), (axis,), norm, forward)
@@ -403,13 +403,13 @@ def irfftn(a, s=None, axes=None, norm=None):
 def hfft(a, n=None, axis=-1, norm=None):
     """The transform of a signal with Hermitian symmetry, given by its first half ``a``: ``n`` real points
     (default ``2 * (m - 1)``). As NumPy: ``irfft(conj(a), n, axis)`` with the dual normalisation."""
-    return irfft(anp.conj(_as_complex(a)), n, axis, _DUAL_NORM[_norm("hfft", norm)])
+    return irfft(elementwise.conj(_as_complex(a)), n, axis, _DUAL_NORM[_norm("hfft", norm)])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """The inverse of ``hfft`` for the real ``a``: ``n // 2 + 1`` complex points. As NumPy:
     ``conj(rfft(a, n, axis))`` with the dual normalisation."""
-    return anp.conj(rfft(a, n, axis, _DUAL_NORM[_norm("ihfft", norm)]))
+    return elementwise.conj(rfft(a, n, axis, _DUAL_NORM[_norm("ihfft", norm)]))
 
 
 # ---- not differentiable ----

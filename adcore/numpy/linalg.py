@@ -59,7 +59,7 @@ import numpy as _np
 from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, isbox, notrace_primitive, primitive
-from . import wrapper as anp
+from . import declare, dtypes, elementwise, indexing, products, reductions, shapes
 from .declare import broadcast, metadata, unbroadcast
 
 __all__ = [
@@ -111,39 +111,39 @@ def _linalg_fun(name, *arrays):
 
 def _t(x):
     """``x`` with its last two axes swapped."""
-    return anp.matrix_transpose(x)
+    return shapes.matrix_transpose(x)
 
 
 def _mm(*factors):
     """The matrix product of ``factors``, left to right (raw and traced factors mix safely)."""
     result = factors[0]
     for factor in factors[1:]:
-        result = anp.matmul(result, factor)
+        result = products.matmul(result, factor)
     return result
 
 
 def _diag(v):
     """The stack of diagonal matrices with ``v`` (``(..., n)``) on the diagonal: ``(..., n, n)``."""
-    return anp.multiply(anp.expand_dims(v, -1), anp.eye_like(v))
+    return elementwise.multiply(shapes.expand_dims(v, -1), indexing.eye_like(v))
 
 
 def _diagonal(x):
-    return anp.diagonal(x, 0, -2, -1)
+    return indexing.diagonal(x, 0, -2, -1)
 
 
 def _scale_columns(x, v):
     """``x @ diag(v)``: column ``j`` of ``x`` times ``v[..., j]``."""
-    return anp.multiply(x, anp.expand_dims(v, -2))
+    return elementwise.multiply(x, shapes.expand_dims(v, -2))
 
 
 def _scale_rows(v, x):
     """``diag(v) @ x``: row ``i`` of ``x`` times ``v[..., i]``."""
-    return anp.multiply(anp.expand_dims(v, -1), x)
+    return elementwise.multiply(shapes.expand_dims(v, -1), x)
 
 
 def _off_diagonal_mask(x):
     """Where ``i != j`` over the last two axes of ``x``'s square matrices (a raw boolean array)."""
-    return anp.eye_like(x) == 0.0
+    return indexing.eye_like(x) == 0.0
 
 
 def _divided_by_gaps(w, x):
@@ -160,12 +160,14 @@ def _divided_by_gaps(w, x):
     (differentiate such functions as matrix functions: ``expm``, ``logm``, ``sqrtm``, ``pinv``).
     Above the threshold the rounding of the computed gaps costs at most about ``sqrt(eps)`` relative.
     """
-    gaps = anp.subtract(anp.expand_dims(w, -2), anp.expand_dims(w, -1))
-    scale = anp.expand_dims(anp.max(anp.abs(w), axis=-1, keepdims=True), -1)
-    degenerate = anp.logical_and(_off_diagonal_mask(gaps), anp.abs(gaps) <= anp.multiply(scale, _eps(getval(w)) ** 0.5))
-    off = anp.logical_and(_off_diagonal_mask(gaps), anp.logical_not(degenerate))
-    quotient = anp.where(off, anp.divide(x, anp.where(off, gaps, 1.0)), 0.0)
-    return anp.where(anp.logical_and(degenerate, x != 0.0), anp.nan, quotient)
+    gaps = elementwise.subtract(shapes.expand_dims(w, -2), shapes.expand_dims(w, -1))
+    scale = shapes.expand_dims(reductions.max(elementwise.abs(w), axis=-1, keepdims=True), -1)
+    degenerate = elementwise.logical_and(
+        _off_diagonal_mask(gaps), elementwise.abs(gaps) <= elementwise.multiply(scale, _eps(getval(w)) ** 0.5)
+    )
+    off = elementwise.logical_and(_off_diagonal_mask(gaps), elementwise.logical_not(degenerate))
+    quotient = indexing.where(off, elementwise.divide(x, indexing.where(off, gaps, 1.0)), 0.0)
+    return indexing.where(elementwise.logical_and(degenerate, x != 0.0), dtypes.nan, quotient)
 
 
 def _solve_right(x, r):
@@ -177,10 +179,10 @@ def _symmetric_from(x, lower):
     """The symmetric (Hermitian, for complex ``x``) matrix built from the lower (or upper) triangle
     of ``x``: what a LAPACK routine reading one triangle sees (of a complex diagonal it reads the
     real part). Real-linear in ``x``."""
-    strict = anp.tril(x, -1) if lower else anp.triu(x, 1)
-    if anp.iscomplexobj(x):
-        return anp.add(anp.add(strict, _ct(strict)), _diag(anp.real(_diagonal(x))))
-    return anp.add(anp.tril(x) if lower else anp.triu(x), _t(strict))
+    strict = indexing.tril(x, -1) if lower else indexing.triu(x, 1)
+    if declare.iscomplexobj(x):
+        return elementwise.add(elementwise.add(strict, _ct(strict)), _diag(elementwise.real(_diagonal(x))))
+    return elementwise.add(indexing.tril(x) if lower else indexing.triu(x), _t(strict))
 
 
 def _symmetric_from_adjoint(g, lower):
@@ -188,9 +190,9 @@ def _symmetric_from_adjoint(g, lower):
     cotangent of the symmetric matrix taken back to the triangle it was built from (the real part
     of the diagonal once, the off-diagonal pairs summed). It commutes with ``conj``, so it serves
     autograd's complex convention unchanged."""
-    strict = anp.tril(anp.add(g, _ct(g)), -1) if lower else anp.triu(anp.add(g, _ct(g)), 1)
-    diagonal = anp.real(_diagonal(g)) if anp.iscomplexobj(g) else _diagonal(g)
-    return anp.add(strict, _diag(diagonal))
+    strict = indexing.tril(elementwise.add(g, _ct(g)), -1) if lower else indexing.triu(elementwise.add(g, _ct(g)), 1)
+    diagonal = elementwise.real(_diagonal(g)) if declare.iscomplexobj(g) else _diagonal(g)
+    return elementwise.add(strict, _diag(diagonal))
 
 
 def _conj(x):
@@ -201,22 +203,22 @@ def _conj(x):
     function of ``z = x + iy`` is ``df/dx - i df/dy``) a VJP is that adjoint between conjugates:
     ``vjp(g) = conj(adjoint(conj(g)))``. For real arrays both conjugates vanish.
     """
-    return anp.conj(x) if anp.iscomplexobj(x) else x
+    return elementwise.conj(x) if declare.iscomplexobj(x) else x
 
 
 def _real(x):
     """The real part of ``x`` (values such as eigenvalues that are real but computed in complex arithmetic)."""
-    return anp.real(x) if anp.iscomplexobj(x) else x
+    return elementwise.real(x) if declare.iscomplexobj(x) else x
 
 
 def _ct(x):
     """The conjugate transpose of each matrix of ``x`` (the transpose for real ``x``)."""
-    return anp.conj(_t(x)) if anp.iscomplexobj(x) else _t(x)
+    return elementwise.conj(_t(x)) if declare.iscomplexobj(x) else _t(x)
 
 
 def _real_only(op, a):
     """Raise if ``a`` is complex: the rules of ``op`` are written for real input."""
-    if anp.iscomplexobj(a):
+    if declare.iscomplexobj(a):
         raise NotImplementedError(f"the derivative of linalg.{op} is implemented for real input only (got {getval(a).dtype})")
 
 
@@ -227,7 +229,7 @@ def _lower_uplo(UPLO):
 
 
 def _square_matrix_shape(a, op):
-    shape = anp.shape(a)
+    shape = shapes.shape(a)
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"{op}: expected a stack of square matrices (..., n, n), got shape {shape}")
     return shape
@@ -251,11 +253,11 @@ def inv(a):
 
 
 def grad_inv(ans, a):
-    return lambda g: anp.negative(_mm(_t(ans), g, _t(ans)))
+    return lambda g: elementwise.negative(_mm(_t(ans), g, _t(ans)))
 
 
 def jvp_inv(g, ans, a):
-    return anp.negative(_mm(ans, g, ans))
+    return elementwise.negative(_mm(ans, g, ans))
 
 
 defvjp(inv, grad_inv)
@@ -283,20 +285,20 @@ def det(a):
 
 def _cofactor(a, det_a):
     """The cofactor matrix of each square matrix of ``a`` (``det_a`` its determinant)."""
-    n = anp.shape(a)[-1]
+    n = shapes.shape(a)[-1]
     if n == 1:
-        return anp.ones_like(a)
+        return dtypes.ones_like(a)
     if n == 2:
 
         def entry(i, j):
             return a[..., i, j]
 
-        rows = [[entry(1, 1), anp.negative(entry(1, 0))], [anp.negative(entry(0, 1)), entry(0, 0)]]
-        return anp.stack([anp.stack(row, axis=-1) for row in rows], axis=-2)
+        rows = [[entry(1, 1), elementwise.negative(entry(1, 0))], [elementwise.negative(entry(0, 1)), entry(0, 0)]]
+        return shapes.stack([shapes.stack(row, axis=-1) for row in rows], axis=-2)
     if n == 3:
         r = [a[..., i, :] for i in range(3)]
-        return anp.stack([_cross3(r[1], r[2]), _cross3(r[2], r[0]), _cross3(r[0], r[1])], axis=-2)
-    return anp.multiply(anp.expand_dims(det_a, (-2, -1)), _t(inv(a)))
+        return shapes.stack([_cross3(r[1], r[2]), _cross3(r[2], r[0]), _cross3(r[0], r[1])], axis=-2)
+    return elementwise.multiply(shapes.expand_dims(det_a, (-2, -1)), _t(inv(a)))
 
 
 def _cross3(u, v):
@@ -304,22 +306,22 @@ def _cross3(u, v):
     this form is differentiable with the primitives at hand)."""
     u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
     v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
-    return anp.stack(
+    return shapes.stack(
         [
-            anp.subtract(anp.multiply(u1, v2), anp.multiply(u2, v1)),
-            anp.subtract(anp.multiply(u2, v0), anp.multiply(u0, v2)),
-            anp.subtract(anp.multiply(u0, v1), anp.multiply(u1, v0)),
+            elementwise.subtract(elementwise.multiply(u1, v2), elementwise.multiply(u2, v1)),
+            elementwise.subtract(elementwise.multiply(u2, v0), elementwise.multiply(u0, v2)),
+            elementwise.subtract(elementwise.multiply(u0, v1), elementwise.multiply(u1, v0)),
         ],
         axis=-1,
     )
 
 
 def grad_det(ans, a):
-    return lambda g: anp.multiply(anp.expand_dims(g, (-2, -1)), _cofactor(a, ans))
+    return lambda g: elementwise.multiply(shapes.expand_dims(g, (-2, -1)), _cofactor(a, ans))
 
 
 def jvp_det(g, ans, a):
-    return anp.sum(anp.multiply(_cofactor(a, ans), g), axis=(-2, -1))
+    return reductions.sum(elementwise.multiply(_cofactor(a, ans), g), axis=(-2, -1))
 
 
 defvjp(det, grad_det)
@@ -339,13 +341,13 @@ def slogdet(a):
 
 def grad_slogdet(ans, a):
     _real_only("slogdet", a)
-    return lambda g: anp.multiply(anp.expand_dims(g[1], (-2, -1)), _t(inv(a)))
+    return lambda g: elementwise.multiply(shapes.expand_dims(g[1], (-2, -1)), _t(inv(a)))
 
 
 def jvp_slogdet(g, ans, a):
     _real_only("slogdet", a)
     sign = ans[0]
-    return SlogdetResult(anp.zeros_like(sign), anp.sum(anp.multiply(_t(inv(a)), g), axis=(-2, -1)))
+    return SlogdetResult(dtypes.zeros_like(sign), reductions.sum(elementwise.multiply(_t(inv(a)), g), axis=(-2, -1)))
 
 
 defvjp(slogdet, grad_slogdet)
@@ -369,36 +371,40 @@ def solve(a, b):
 def _solve_vector_or_matrix(a, b, vector):
     """``solve(a, b)`` treating ``b`` as a stack of vectors ``(..., m)`` when ``vector``, whatever its ndim."""
     if vector:
-        return _drop_last(solve(a, anp.expand_dims(b, -1)))
+        return _drop_last(solve(a, shapes.expand_dims(b, -1)))
     return solve(a, b)
 
 
 def _drop_last(x):
     """``x`` without its last axis (of size 1)."""
-    return anp.reshape(x, anp.shape(x)[:-1])
+    return shapes.reshape(x, shapes.shape(x)[:-1])
 
 
 def grad_solve_a(ans, a, b):
-    meta, vector = metadata(a), anp.ndim(b) == 1
+    meta, vector = metadata(a), shapes.ndim(b) == 1
 
     def vjp(g):
         g_b = _solve_vector_or_matrix(_t(a), g, vector)
         if vector:
-            return unbroadcast(anp.negative(anp.multiply(anp.expand_dims(g_b, -1), anp.expand_dims(ans, -2))), meta)
-        return unbroadcast(anp.negative(_mm(g_b, _t(ans))), meta)
+            return unbroadcast(
+                elementwise.negative(elementwise.multiply(shapes.expand_dims(g_b, -1), shapes.expand_dims(ans, -2))), meta
+            )
+        return unbroadcast(elementwise.negative(_mm(g_b, _t(ans))), meta)
 
     return vjp
 
 
 def grad_solve_b(ans, a, b):
-    meta, vector = metadata(b), anp.ndim(b) == 1
+    meta, vector = metadata(b), shapes.ndim(b) == 1
     return lambda g: unbroadcast(_solve_vector_or_matrix(_t(a), g, vector), meta)
 
 
 def jvp_solve_a(g, ans, a, b):
-    if anp.ndim(b) == 1:
-        return broadcast(anp.negative(_solve_vector_or_matrix(a, _drop_last(_mm(g, anp.expand_dims(ans, -1))), True)), ans)
-    return broadcast(anp.negative(solve(a, _mm(g, ans))), ans)
+    if shapes.ndim(b) == 1:
+        return broadcast(
+            elementwise.negative(_solve_vector_or_matrix(a, _drop_last(_mm(g, shapes.expand_dims(ans, -1))), True)), ans
+        )
+    return broadcast(elementwise.negative(solve(a, _mm(g, ans))), ans)
 
 
 def jvp_solve_b(g, ans, a, b):
@@ -435,8 +441,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
 
 def _pinv_projectors(p, a):
     """``(I - a p, I - p a)``: the projectors onto the complements of ``a``'s range and row space."""
-    m, n = anp.shape(a)[-2:]
-    return anp.subtract(anp.eye_like(a, m), _mm(a, p)), anp.subtract(anp.eye_like(a, n), _mm(p, a))
+    m, n = shapes.shape(a)[-2:]
+    return elementwise.subtract(indexing.eye_like(a, m), _mm(a, p)), elementwise.subtract(indexing.eye_like(a, n), _mm(p, a))
 
 
 def grad_pinv(ans, a, rcond=None, hermitian=False, rtol=_NO_VALUE):
@@ -445,8 +451,8 @@ def grad_pinv(ans, a, rcond=None, hermitian=False, rtol=_NO_VALUE):
     def vjp(g):
         p, pt, gt = ans, _t(ans), _t(g)
         range_complement, row_complement = _pinv_projectors(p, a)
-        return anp.add(
-            anp.add(anp.negative(_mm(pt, g, pt)), _mm(range_complement, gt, p, pt)),
+        return elementwise.add(
+            elementwise.add(elementwise.negative(_mm(pt, g, pt)), _mm(range_complement, gt, p, pt)),
             _mm(pt, p, gt, row_complement),
         )
 
@@ -457,14 +463,16 @@ def jvp_pinv(g, ans, a, rcond=None, hermitian=False, rtol=_NO_VALUE):
     _real_only("pinv", a)
     p, pt, gt = ans, _t(ans), _t(g)
     range_complement, row_complement = _pinv_projectors(p, a)
-    return anp.add(anp.add(anp.negative(_mm(p, g, p)), _mm(p, pt, gt, range_complement)), _mm(row_complement, gt, pt, p))
+    return elementwise.add(
+        elementwise.add(elementwise.negative(_mm(p, g, p)), _mm(p, pt, gt, range_complement)), _mm(row_complement, gt, pt, p)
+    )
 
 
 defvjp(pinv, grad_pinv)
 defjvp(pinv, jvp_pinv)
 
 
-@anp.array_like("a")
+@shapes.array_like("a")
 def matrix_power(a, n):
     """``a`` (a stack of square matrices) raised to the integer power ``n``; ``n < 0`` inverts first.
 
@@ -482,17 +490,17 @@ def matrix_power(a, n):
         raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}") from None
     shape = _square_matrix_shape(a, "matrix_power")
     if n == 0:
-        return anp._own_array(anp.broadcast_to(anp.eye_like(a), shape))
+        return shapes._own_array(shapes.broadcast_to(indexing.eye_like(a), shape))
     if n < 0:
         a, n = inv(a), -n
     result = None
     while True:
         if n & 1:
-            result = a if result is None else anp.matmul(result, a)
+            result = a if result is None else products.matmul(result, a)
         n >>= 1
         if not n:
             return result
-        a = anp.matmul(a, a)
+        a = products.matmul(a, a)
 
 
 def multi_dot(arrays):
@@ -502,11 +510,11 @@ def multi_dot(arrays):
         raise ValueError(f"multi_dot: needs at least two arrays, got {len(arrays)}")
     result = arrays[0]
     for array in arrays[1:]:
-        result = anp.dot(result, array)
+        result = products.dot(result, array)
     return result
 
 
-@anp.array_like("a", "b")
+@shapes.array_like("a", "b")
 def lstsq(a, b, rcond=None):
     """The least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)``, a plain tuple.
 
@@ -523,16 +531,18 @@ def lstsq(a, b, rcond=None):
     ValueError
         If ``a`` is not 2-d or ``b`` not 1-d or 2-d.
     """
-    if anp.ndim(a) != 2 or anp.ndim(b) not in (1, 2):
-        raise ValueError(f"lstsq: a must be 2-d and b 1-d or 2-d (NumPy's rule), got shapes {anp.shape(a)} and {anp.shape(b)}")
-    m, n = anp.shape(a)
+    if shapes.ndim(a) != 2 or shapes.ndim(b) not in (1, 2):
+        raise ValueError(
+            f"lstsq: a must be 2-d and b 1-d or 2-d (NumPy's rule), got shapes {shapes.shape(a)} and {shapes.shape(b)}"
+        )
+    m, n = shapes.shape(a)
     if rcond is None:
         rcond = builtins.max(m, n) * _eps(a)
-    x = anp.matmul(pinv(a, rtol=rcond), b)
+    x = products.matmul(pinv(a, rtol=rcond), b)
     s = svd(a, compute_uv=False)
     rank = _rank(s, rcond)
-    squared = anp.sum(anp.square(anp.subtract(b, anp.matmul(a, x))), axis=0)
-    residuals = anp.reshape(squared, (-1,))
+    squared = reductions.sum(elementwise.square(elementwise.subtract(b, products.matmul(a, x))), axis=0)
+    residuals = shapes.reshape(squared, (-1,))
     if not (rank == n and m > n):
         residuals = residuals[:0]
     return (x, residuals, rank, s)
@@ -577,7 +587,7 @@ def cholesky(a, /, *, upper=False):
 
 def _phi(x):
     """The lower triangle of ``x`` with its diagonal halved (Murray's ``Phi``; self-adjoint)."""
-    return anp.add(anp.tril(x, -1), anp.multiply(0.5, anp.multiply(x, anp.eye_like(x))))
+    return elementwise.add(indexing.tril(x, -1), elementwise.multiply(0.5, elementwise.multiply(x, indexing.eye_like(x))))
 
 
 def grad_cholesky(ans, a, upper=False):
@@ -632,7 +642,7 @@ def grad_eigh(ans, a, UPLO="L"):
 
     def vjp(g):
         g_w, g_v = g
-        inner = anp.add(_diag(g_w), _divided_by_gaps(w, _mm(_ct(v), _conj(g_v))))
+        inner = elementwise.add(_diag(g_w), _divided_by_gaps(w, _mm(_ct(v), _conj(g_v))))
         return _conj(_symmetric_from_adjoint(_mm(v, inner, _ct(v)), lower))
 
     return vjp
@@ -671,7 +681,7 @@ def grad_eigvalsh(ans, a, UPLO="L"):
 
 def jvp_eigvalsh(g, ans, a, UPLO="L"):
     v = eigh(a, UPLO)[1]
-    return _real(anp.sum(anp.multiply(_conj(v), _mm(_symmetric_from(g, _lower_uplo(UPLO)), v)), axis=-2))
+    return _real(reductions.sum(elementwise.multiply(_conj(v), _mm(_symmetric_from(g, _lower_uplo(UPLO)), v)), axis=-2))
 
 
 defvjp(eigvalsh, grad_eigvalsh)
@@ -726,7 +736,7 @@ def _svd_split(ans, full_matrices, m, n):
 
 
 def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    m, n = anp.shape(a)[-2:]
+    m, n = shapes.shape(a)[-2:]
     if not compute_uv:
 
         def vjp_values(g):
@@ -741,48 +751,58 @@ def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         g_u, g_s, g_vh = g
         g_u, g_v = _conj(g_u), _t(g_vh)  # the cotangents of u and v = vh^H, for the real inner product
         if u_perp is not None:  # the completion's cotangent, moved onto u_k (the adjoint of its gauge)
-            g_u = anp.subtract(g_u[..., :, :k], _mm(u_perp, _ct(g_u[..., :, k:]), u))
+            g_u = elementwise.subtract(g_u[..., :, :k], _mm(u_perp, _ct(g_u[..., :, k:]), u))
         if v_perp is not None:
-            g_v = anp.subtract(g_v[..., :, :k], _mm(v_perp, _ct(g_v[..., :, k:]), v))
-        s2 = anp.square(s)
+            g_v = elementwise.subtract(g_v[..., :, :k], _mm(v_perp, _ct(g_v[..., :, k:]), v))
+        s2 = elementwise.square(s)
         ut_gu, vt_gv = _mm(_ct(u), g_u), _mm(_ct(v), g_v)
-        inner = anp.add(
-            anp.add(_scale_columns(_divided_by_gaps(s2, anp.subtract(ut_gu, _ct(ut_gu))), s), _diag(g_s)),
-            _scale_rows(s, _divided_by_gaps(s2, anp.subtract(vt_gv, _ct(vt_gv)))),
+        inner = elementwise.add(
+            elementwise.add(_scale_columns(_divided_by_gaps(s2, elementwise.subtract(ut_gu, _ct(ut_gu))), s), _diag(g_s)),
+            _scale_rows(s, _divided_by_gaps(s2, elementwise.subtract(vt_gv, _ct(vt_gv)))),
         )
-        if anp.iscomplexobj(ut_gu):  # the adjoint of the phase gauge (see svd)
-            inner = anp.add(inner, _diag(anp.multiply(1j, anp.divide(anp.imag(_diagonal(ut_gu)), s))))
+        if declare.iscomplexobj(ut_gu):  # the adjoint of the phase gauge (see svd)
+            inner = elementwise.add(
+                inner, _diag(elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(ut_gu)), s)))
+            )
         g_a = _mm(u, inner, _ct(v))
         if m > n:
-            g_a = anp.add(g_a, _mm(_scale_columns(anp.subtract(g_u, _mm(u, ut_gu)), anp.divide(1.0, s)), _ct(v)))
+            g_a = elementwise.add(
+                g_a, _mm(_scale_columns(elementwise.subtract(g_u, _mm(u, ut_gu)), elementwise.divide(1.0, s)), _ct(v))
+            )
         if n > m:
-            g_a = anp.add(g_a, _mm(u, _ct(_scale_columns(anp.subtract(g_v, _mm(v, vt_gv)), anp.divide(1.0, s)))))
+            g_a = elementwise.add(
+                g_a, _mm(u, _ct(_scale_columns(elementwise.subtract(g_v, _mm(v, vt_gv)), elementwise.divide(1.0, s))))
+            )
         return _conj(g_a)
 
     return vjp
 
 
 def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    m, n = anp.shape(a)[-2:]
+    m, n = shapes.shape(a)[-2:]
     if not compute_uv:
         u, _, vh = svd(a, full_matrices=False)
-        return _real(anp.sum(anp.multiply(_conj(u), _mm(g, _ct(vh))), axis=-2))
+        return _real(reductions.sum(elementwise.multiply(_conj(u), _mm(g, _ct(vh))), axis=-2))
     u, u_perp, s, v, v_perp = _svd_split(ans, full_matrices, m, n)
     dp = _mm(_ct(u), g, v)
-    s2 = anp.square(s)
+    s2 = elementwise.square(s)
     dp_s, s_dp = _scale_columns(dp, s), _scale_rows(s, dp)
-    du = _mm(u, _divided_by_gaps(s2, anp.add(dp_s, _ct(dp_s))))
-    dv = _mm(v, _divided_by_gaps(s2, anp.add(s_dp, _ct(s_dp))))
-    if anp.iscomplexobj(dp):  # the phase gauge: Im diag(dP) / s goes to u
-        du = anp.add(du, _scale_columns(u, anp.multiply(1j, anp.divide(anp.imag(_diagonal(dp)), s))))
+    du = _mm(u, _divided_by_gaps(s2, elementwise.add(dp_s, _ct(dp_s))))
+    dv = _mm(v, _divided_by_gaps(s2, elementwise.add(s_dp, _ct(s_dp))))
+    if declare.iscomplexobj(dp):  # the phase gauge: Im diag(dP) / s goes to u
+        du = elementwise.add(
+            du, _scale_columns(u, elementwise.multiply(1j, elementwise.divide(elementwise.imag(_diagonal(dp)), s)))
+        )
     if m > n:
-        du = anp.add(du, _scale_columns(anp.subtract(_mm(g, v), _mm(u, dp)), anp.divide(1.0, s)))
+        du = elementwise.add(du, _scale_columns(elementwise.subtract(_mm(g, v), _mm(u, dp)), elementwise.divide(1.0, s)))
     if n > m:
-        dv = anp.add(dv, _scale_columns(anp.subtract(_mm(_ct(g), u), _mm(v, _ct(dp))), anp.divide(1.0, s)))
+        dv = elementwise.add(
+            dv, _scale_columns(elementwise.subtract(_mm(_ct(g), u), _mm(v, _ct(dp))), elementwise.divide(1.0, s))
+        )
     if u_perp is not None:
-        du = anp.concatenate([du, anp.negative(_mm(u, _ct(du), u_perp))], axis=-1)
+        du = shapes.concatenate([du, elementwise.negative(_mm(u, _ct(du), u_perp))], axis=-1)
     if v_perp is not None:
-        dv = anp.concatenate([dv, anp.negative(_mm(v, _ct(dv), v_perp))], axis=-1)
+        dv = shapes.concatenate([dv, elementwise.negative(_mm(v, _ct(dv), v_perp))], axis=-1)
     return SVDResult(du, _real(_diagonal(dp)), _ct(dv))
 
 
@@ -822,42 +842,42 @@ def _qr_jvp_tall(q, r, da):
     """``(dq, dr)`` of a reduced QR with ``m >= n`` (``r`` square)."""
     da_rinv = _solve_right(da, r)
     c = _mm(_t(q), da_rinv)
-    lower = anp.tril(c, -1)
-    omega = anp.subtract(lower, _t(lower))
-    return anp.add(_mm(q, anp.subtract(omega, c)), da_rinv), _mm(anp.subtract(c, omega), r)
+    lower = indexing.tril(c, -1)
+    omega = elementwise.subtract(lower, _t(lower))
+    return elementwise.add(_mm(q, elementwise.subtract(omega, c)), da_rinv), _mm(elementwise.subtract(c, omega), r)
 
 
 def _qr_vjp_tall(q, r, g_q, g_r):
     """The cotangent of ``a`` for a reduced QR with ``m >= n``: ``(g_q + q copyltu(M)) inv(r).T``,
     ``M = r g_r.T - g_q.T q`` and ``copyltu`` the symmetric matrix with ``M``'s lower triangle."""
-    mm = anp.subtract(_mm(r, _t(g_r)), _mm(_t(g_q), q))
-    copyltu = anp.add(anp.tril(mm), _t(anp.tril(mm, -1)))
-    return _solve_right(anp.add(g_q, _mm(q, copyltu)), _t(r))
+    mm = elementwise.subtract(_mm(r, _t(g_r)), _mm(_t(g_q), q))
+    copyltu = elementwise.add(indexing.tril(mm), _t(indexing.tril(mm, -1)))
+    return _solve_right(elementwise.add(g_q, _mm(q, copyltu)), _t(r))
 
 
 def _qr_jvp(q, r, a, da, complete):
-    m, n = anp.shape(a)[-2:]
+    m, n = shapes.shape(a)[-2:]
     if m < n:
         dq, dr1 = _qr_jvp_tall(q, r[..., :, :m], da[..., :, :m])
-        dr2 = anp.add(_mm(_t(dq), a[..., :, m:]), _mm(_t(q), da[..., :, m:]))
-        return dq, anp.concatenate([dr1, dr2], axis=-1)
+        dr2 = elementwise.add(_mm(_t(dq), a[..., :, m:]), _mm(_t(q), da[..., :, m:]))
+        return dq, shapes.concatenate([dr1, dr2], axis=-1)
     if complete and m > n:
         q1, q2 = q[..., :, :n], q[..., :, n:]
         dq1, dr1 = _qr_jvp_tall(q1, r[..., :n, :], da)
-        dq2 = anp.negative(_mm(q1, _t(dq1), q2))
-        return anp.concatenate([dq1, dq2], axis=-1), anp.concatenate([dr1, anp.zeros_like(r[..., n:, :])], axis=-2)
+        dq2 = elementwise.negative(_mm(q1, _t(dq1), q2))
+        return shapes.concatenate([dq1, dq2], axis=-1), shapes.concatenate([dr1, dtypes.zeros_like(r[..., n:, :])], axis=-2)
     return _qr_jvp_tall(q, r, da)
 
 
 def _qr_vjp(q, r, a, g_q, g_r, complete):
-    m, n = anp.shape(a)[-2:]
+    m, n = shapes.shape(a)[-2:]
     if m < n:
         g_r1, g_r2 = g_r[..., :, :m], g_r[..., :, m:]
-        g_x = _qr_vjp_tall(q, r[..., :, :m], anp.add(g_q, _mm(a[..., :, m:], _t(g_r2))), g_r1)
-        return anp.concatenate([g_x, _mm(q, g_r2)], axis=-1)
+        g_x = _qr_vjp_tall(q, r[..., :, :m], elementwise.add(g_q, _mm(a[..., :, m:], _t(g_r2))), g_r1)
+        return shapes.concatenate([g_x, _mm(q, g_r2)], axis=-1)
     if complete and m > n:
         q1, q2 = q[..., :, :n], q[..., :, n:]
-        g_q1 = anp.subtract(g_q[..., :, :n], _mm(q2, _t(g_q[..., :, n:]), q1))
+        g_q1 = elementwise.subtract(g_q[..., :, :n], _mm(q2, _t(g_q[..., :, n:]), q1))
         return _qr_vjp_tall(q1, r[..., :n, :], g_q1, g_r[..., :n, :])
     return _qr_vjp_tall(q, r, g_q, g_r)
 
@@ -868,7 +888,7 @@ def grad_qr(ans, a, mode="reduced"):
     def vjp(g):
         if mode == "r":
             q, r = qr(a)
-            return _qr_vjp(q, r, a, anp.zeros_like(q), g, False)
+            return _qr_vjp(q, r, a, dtypes.zeros_like(q), g, False)
         q, r = ans
         return _qr_vjp(q, r, a, g[0], g[1], mode == "complete")
 
@@ -897,7 +917,7 @@ def known_real(w):
     """Whether every entry of the complex array ``w`` is real (NumPy's test for a real ``roots``, and SciPy's
     for real eigenvectors), on a backend that knows the values (not Dask, ``Backend.lazy``). It reads the
     values: ``adcore.jit`` refuses it, as any branch on traced values."""
-    return not backend_of(getval(w)).lazy and bool(anp.all(anp.equal(anp.imag(w), 0)))
+    return not backend_of(getval(w)).lazy and bool(reductions.all(elementwise.equal(elementwise.imag(w), 0)))
 
 
 @primitive
@@ -954,20 +974,20 @@ def grad_eig(ans, a):
         g_w, g_v = g
         vt = _t(v)
         vt_gv = _mm(vt, g_v)
-        norm_part = _scale_columns(_mm(vt, anp.conj(v)), anp.real(_diagonal(vt_gv)))
-        inner = anp.add(_diag(g_w), _divided_by_gaps(w, anp.subtract(vt_gv, norm_part)))
+        norm_part = _scale_columns(_mm(vt, elementwise.conj(v)), elementwise.real(_diagonal(vt_gv)))
+        inner = elementwise.add(_diag(g_w), _divided_by_gaps(w, elementwise.subtract(vt_gv, norm_part)))
         g_a = _mm(solve(vt, inner), vt)
-        return g_a if anp.iscomplexobj(a) else anp.real(g_a)
+        return g_a if declare.iscomplexobj(a) else elementwise.real(g_a)
 
     return vjp
 
 
 def jvp_eig(g, ans, a):
     w, v = ans
-    c = solve(v, _mm(anp.astype(g, getval(v).dtype), v))
+    c = solve(v, _mm(dtypes.astype(g, getval(v).dtype), v))
     dv = _mm(v, _divided_by_gaps(w, c))
-    radial = anp.real(anp.sum(anp.multiply(anp.conj(v), dv), axis=-2))
-    return EigResult(_diagonal(c), anp.subtract(dv, _scale_columns(v, radial)))
+    radial = elementwise.real(reductions.sum(elementwise.multiply(elementwise.conj(v), dv), axis=-2))
+    return EigResult(_diagonal(c), elementwise.subtract(dv, _scale_columns(v, radial)))
 
 
 defvjp(eig, grad_eig)
@@ -987,12 +1007,12 @@ def _two_norm(x, axes, keepdims):
 def _reciprocal_or_zero(ans):
     """``1 / ans`` where ``ans`` is not 0, else 0 (where-safe: the branch not taken never sees 0)."""
     zero = ans == 0.0
-    return anp.where(zero, 0.0, anp.reciprocal(anp.where(zero, 1.0, ans)))
+    return indexing.where(zero, 0.0, elementwise.reciprocal(indexing.where(zero, 1.0, ans)))
 
 
 def _kept_axes(value, axes, keepdims):
     """``value``, reduced over ``axes``, with those axes back as size 1 (for broadcasting against the input)."""
-    return value if keepdims or not axes else anp.expand_dims(value, axes)
+    return value if keepdims or not axes else shapes.expand_dims(value, axes)
 
 
 def grad_two_norm(ans, x, axes, keepdims):
@@ -1003,17 +1023,20 @@ def grad_two_norm(ans, x, axes, keepdims):
     def vjp(g):
         if not (isbox(g) or isbox(ans) or isbox(x)):  # a first-order derivative: on the backend, no primitive call
             return backend_of(x, g, op="norm").two_norm_vjp(g, ans, x, axes, keepdims)
-        zero = anp.equal(ans, 0.0)  # g / ans as the backend's first-order path divides, so a replay rounds as it
-        scale = anp.where(zero, 0.0, anp.divide(g, anp.where(zero, 1.0, ans)))
-        direction = anp.conj(x) if anp.iscomplexobj(x) else x
-        return anp.multiply(_kept_axes(scale, axes, keepdims), direction)
+        zero = elementwise.equal(ans, 0.0)  # g / ans as the backend's first-order path divides, so a replay rounds as it
+        scale = indexing.where(zero, 0.0, elementwise.divide(g, indexing.where(zero, 1.0, ans)))
+        direction = elementwise.conj(x) if declare.iscomplexobj(x) else x
+        return elementwise.multiply(_kept_axes(scale, axes, keepdims), direction)
 
     return vjp
 
 
 def jvp_two_norm(t, ans, x, axes, keepdims):
     """``Re(sum(conj(x) * t)) / |x|``, 0 where the norm is 0."""
-    return anp.multiply(anp.sum(anp.real(anp.multiply(anp.conj(x), t)), axis=axes, keepdims=keepdims), _reciprocal_or_zero(ans))
+    return elementwise.multiply(
+        reductions.sum(elementwise.real(elementwise.multiply(elementwise.conj(x), t)), axis=axes, keepdims=keepdims),
+        _reciprocal_or_zero(ans),
+    )
 
 
 defvjp(_two_norm, grad_two_norm)
@@ -1030,27 +1053,33 @@ def _p_norm(x, axes, keepdims, p):
 def _p_norm_factor(ans, x, axes, keepdims, p):
     """``(|x| / ans)**(p - 1) / |x|``, 0 where ``x`` is 0 (entry 0 contributes 0, as in the norm's value; the
     norm 0 has the subgradient 0): the partial derivative of the ``p``-norm in ``x`` is ``conj(x)`` times it."""
-    magnitude = anp.abs(x)
+    magnitude = elementwise.abs(x)
     zero = magnitude == 0.0
-    safe = anp.where(zero, 1.0, magnitude)
-    ratio = anp.divide(safe, _kept_axes(anp.where(ans == 0.0, 1.0, ans), axes, keepdims))  # ans 0: every x 0
-    return anp.where(zero, 0.0, anp.divide(anp.power(ratio, p - 1.0), safe))
+    safe = indexing.where(zero, 1.0, magnitude)
+    ratio = elementwise.divide(safe, _kept_axes(indexing.where(ans == 0.0, 1.0, ans), axes, keepdims))  # ans 0: every x 0
+    return indexing.where(zero, 0.0, elementwise.divide(elementwise.power(ratio, p - 1.0), safe))
 
 
 def grad_p_norm(ans, x, axes, keepdims, p):
     """``g * conj(x) * |x|**(p-2) / |x|_p**(p-1)`` (autograd's convention for a real function of complex ``x``),
     0 at the entries equal to 0 and where the norm is 0."""
     if isbox(ans) or isbox(x):
-        factor = anp.multiply(_p_norm_factor(ans, x, axes, keepdims, p), anp.conj(x) if anp.iscomplexobj(x) else x)
+        factor = elementwise.multiply(
+            _p_norm_factor(ans, x, axes, keepdims, p), elementwise.conj(x) if declare.iscomplexobj(x) else x
+        )
     else:  # constant in g: computed on the backend, no primitive call
         factor = backend_of(x, op="norm").p_norm_partial(ans, x, axes, keepdims, p)
-    return lambda g: anp.multiply(_kept_axes(g, axes, keepdims), factor)
+    return lambda g: elementwise.multiply(_kept_axes(g, axes, keepdims), factor)
 
 
 def jvp_p_norm(t, ans, x, axes, keepdims, p):
     """``sum(Re(conj(x) t) |x|**(p-2)) / |x|_p**(p-1)``, with the zeros of :func:`grad_p_norm`."""
-    inner = anp.real(anp.multiply(anp.conj(x), t)) if anp.iscomplexobj(x) or anp.iscomplexobj(t) else anp.multiply(x, t)
-    return anp.sum(anp.multiply(inner, _p_norm_factor(ans, x, axes, keepdims, p)), axis=axes, keepdims=keepdims)
+    inner = (
+        elementwise.real(elementwise.multiply(elementwise.conj(x), t))
+        if declare.iscomplexobj(x) or declare.iscomplexobj(t)
+        else elementwise.multiply(x, t)
+    )
+    return reductions.sum(elementwise.multiply(inner, _p_norm_factor(ans, x, axes, keepdims, p)), axis=axes, keepdims=keepdims)
 
 
 defvjp(_p_norm, grad_p_norm)
@@ -1058,7 +1087,7 @@ defjvp(_p_norm, jvp_p_norm)
 
 
 def _real_dtype(x):
-    return anp.real(getval(x)).dtype if anp.iscomplexobj(x) else getval(x).dtype
+    return elementwise.real(getval(x)).dtype if declare.iscomplexobj(x) else getval(x).dtype
 
 
 def _normalized_axes(axis, nd, op):
@@ -1071,7 +1100,7 @@ def _normalized_axes(axis, nd, op):
     return normalized
 
 
-@anp.array_like("x")
+@shapes.array_like("x")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The vector ``ord``-norm of ``x`` over ``axis`` (all axes by default, as one vector).
 
@@ -1088,29 +1117,31 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     >>> grad(np.linalg.vector_norm)(np.zeros(3))
     array([0., 0., 0.])
     """
-    x, narrow = anp._accumulating(x)  # float16 sums in float32 (a sum of squares overflows past 65504)
-    return anp._given_back(_vector_norm(x, _normalized_axes(axis, anp.ndim(x), "vector_norm"), keepdims, ord), narrow)
+    x, narrow = reductions._accumulating(x)  # float16 sums in float32 (a sum of squares overflows past 65504)
+    return reductions._given_back(_vector_norm(x, _normalized_axes(axis, shapes.ndim(x), "vector_norm"), keepdims, ord), narrow)
 
 
 def _vector_norm(x, axes, keepdims, ord):
     if ord == 2:
         return _two_norm(x, axes, keepdims)
     if ord == 1:
-        return anp.sum(anp.abs(x), axis=axes, keepdims=keepdims)
+        return reductions.sum(elementwise.abs(x), axis=axes, keepdims=keepdims)
     if ord == math.inf:
-        return anp.max(anp.abs(x), axis=axes, keepdims=keepdims)
+        return reductions.max(elementwise.abs(x), axis=axes, keepdims=keepdims)
     if ord == -math.inf:
-        return anp.min(anp.abs(x), axis=axes, keepdims=keepdims)
+        return reductions.min(elementwise.abs(x), axis=axes, keepdims=keepdims)
     if ord == 0:
-        return anp.sum(anp.astype(anp.not_equal(x, 0.0), _real_dtype(x)), axis=axes, keepdims=keepdims)
+        return reductions.sum(dtypes.astype(elementwise.not_equal(x, 0.0), _real_dtype(x)), axis=axes, keepdims=keepdims)
     if not isinstance(ord, numbers.Real) or math.isnan(ord):
         raise ValueError(f"vector_norm: invalid norm order {ord!r} for vectors")
     if ord < 0:
-        return anp.power(anp.sum(anp.power(anp.abs(x), float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord)
+        return elementwise.power(
+            reductions.sum(elementwise.power(elementwise.abs(x), float(ord)), axis=axes, keepdims=keepdims), 1.0 / ord
+        )
     return _p_norm(x, axes, keepdims, float(ord))
 
 
-@anp.array_like("x")
+@shapes.array_like("x")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The matrix ``ord``-norm of each matrix of ``x`` (its last two axes).
 
@@ -1126,23 +1157,23 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     ValueError
         If ``ord`` is not one of the above, or ``x`` has fewer than 2 dimensions.
     """
-    if anp.ndim(x) < 2:
-        raise ValueError(f"matrix_norm: expected an array of at least 2 dimensions, got shape {anp.shape(x)}")
+    if shapes.ndim(x) < 2:
+        raise ValueError(f"matrix_norm: expected an array of at least 2 dimensions, got shape {shapes.shape(x)}")
     if ord in ("fro", "f"):
-        result = _two_norm(x, (anp.ndim(x) - 2, anp.ndim(x) - 1), False)
+        result = _two_norm(x, (shapes.ndim(x) - 2, shapes.ndim(x) - 1), False)
     elif ord == "nuc":
-        result = anp.sum(svd(x, compute_uv=False), axis=-1)
+        result = reductions.sum(svd(x, compute_uv=False), axis=-1)
     elif isinstance(ord, str):
         raise ValueError(f"matrix_norm: invalid norm order {ord!r} for matrices")
     elif ord in (2, -2):
         values = svd(x, compute_uv=False)
-        result = anp.max(values, axis=-1) if ord == 2 else anp.min(values, axis=-1)
+        result = reductions.max(values, axis=-1) if ord == 2 else reductions.min(values, axis=-1)
     elif ord in (1, -1, math.inf, -math.inf):
-        sums = anp.sum(anp.abs(x), axis=-2 if ord in (1, -1) else -1)
-        result = anp.max(sums, axis=-1) if ord > 0 else anp.min(sums, axis=-1)
+        sums = reductions.sum(elementwise.abs(x), axis=-2 if ord in (1, -1) else -1)
+        result = reductions.max(sums, axis=-1) if ord > 0 else reductions.min(sums, axis=-1)
     else:
         raise ValueError(f"matrix_norm: invalid norm order {ord!r} for matrices")
-    return anp.expand_dims(result, (-2, -1)) if keepdims else result
+    return shapes.expand_dims(result, (-2, -1)) if keepdims else result
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -1165,12 +1196,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
         result = backend.linalg_norm(x, ord, axis, keepdims)
         if result is not None:
             return result
-    x = anp.asarray(x)
-    nd = anp.ndim(x)
+    x = shapes.asarray(x)
+    nd = shapes.ndim(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
             result = vector_norm(x)
-            return anp.reshape(result, (1,) * nd) if keepdims else result
+            return shapes.reshape(result, (1,) * nd) if keepdims else result
         axis = tuple(range(nd))
     axes = _normalized_axes(axis, nd, "norm")
     if len(axes) == 1:
@@ -1178,9 +1209,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError(f"norm: invalid norm order {ord!r} for vectors")
         return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) == 2:
-        moved = anp.moveaxis(x, axes, (-2, -1))
+        moved = shapes.moveaxis(x, axes, (-2, -1))
         result = matrix_norm(moved, ord="fro" if ord is None else ord)
-        return anp.expand_dims(result, tuple(sorted(axes))) if keepdims else result
+        return shapes.expand_dims(result, tuple(sorted(axes))) if keepdims else result
     raise ValueError(f"norm: improper number of dimensions to norm ({nd}-d array, axis={axis})")
 
 
@@ -1190,7 +1221,7 @@ LinAlgError = _np.linalg.LinAlgError
 test = _np.linalg.test
 
 
-@anp.array_like("a")
+@shapes.array_like("a")
 def eigvals(a):
     """The eigenvalues of each square matrix of ``a``: ``eig(a).eigenvalues``, with its dtypes (real when
     ``a`` is real and every eigenvalue is real, as NumPy's, on every backend but Dask, where they are
@@ -1210,10 +1241,10 @@ def cond(x, p=None):
         s = svdvals(x)
         return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
     _square_matrix_shape(x, "cond")
-    return anp.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    return elementwise.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
 
 
-@anp.array_like("A", "tol")
+@shapes.array_like("A", "tol")
 @notrace_primitive
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values of each matrix of ``A`` above ``tol`` (default ``rtol`` times the
@@ -1237,65 +1268,65 @@ def tensorinv(a, ind=2):
     """The inverse of ``a`` as a linear map from its last axes to its first ``ind`` axes (NumPy's ``tensorinv``)."""
     if ind <= 0:
         raise ValueError("tensorinv: Invalid ind argument.")
-    shape = anp.shape(a)
+    shape = shapes.shape(a)
     rows = math.prod(shape[ind:])
-    return anp.reshape(inv(anp.reshape(a, (rows, -1))), shape[ind:] + shape[:ind])
+    return shapes.reshape(inv(shapes.reshape(a, (rows, -1))), shape[ind:] + shape[:ind])
 
 
 def tensorsolve(a, b, axes=None):
     """The ``x`` with ``tensordot(a, x, axes=x.ndim) == b`` (NumPy's ``tensorsolve``); ``axes`` are moved to the end first."""
-    n = anp.ndim(a)
+    n = shapes.ndim(a)
     if axes is not None:
         rest = [k for k in range(n) if k not in [ax % n for ax in axes]]
-        a = anp.transpose(a, rest + [ax % n for ax in axes])
-    unknown_shape = anp.shape(a)[-(n - anp.ndim(b)) :]
+        a = shapes.transpose(a, rest + [ax % n for ax in axes])
+    unknown_shape = shapes.shape(a)[-(n - shapes.ndim(b)) :]
     size = math.prod(unknown_shape)
-    if anp.size(a) != size**2:
+    if shapes.size(a) != size**2:
         raise LinAlgError("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
-    return anp.reshape(solve(anp.reshape(a, (size, size)), anp.ravel(b)), unknown_shape)
+    return shapes.reshape(solve(shapes.reshape(a, (size, size)), shapes.ravel(b)), unknown_shape)
 
 
 def cross(x1, x2, /, *, axis=-1):
     """The cross product of 3-vectors along ``axis`` (the Array API's ``linalg.cross``)."""
-    if anp.shape(x1)[axis] != 3 or anp.shape(x2)[axis] != 3:
+    if shapes.shape(x1)[axis] != 3 or shapes.shape(x2)[axis] != 3:
         raise ValueError(
-            f"cross: both inputs must be 3-vectors along axis {axis}, got shapes {anp.shape(x1)} and {anp.shape(x2)}"
+            f"cross: both inputs must be 3-vectors along axis {axis}, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}"
         )
-    return anp.cross(x1, x2, axis=axis)
+    return products.cross(x1, x2, axis=axis)
 
 
-@anp.array_like("x")
+@shapes.array_like("x")
 def diagonal(x, /, *, offset=0):
     """The ``offset`` diagonal of each matrix of ``x`` (its last two axes)."""
-    return anp.diagonal(x, offset, -2, -1)
+    return indexing.diagonal(x, offset, -2, -1)
 
 
 def matmul(x1, x2, /):
     """The matrix product, broadcast over leading axes."""
-    return anp.matmul(x1, x2)
+    return products.matmul(x1, x2)
 
 
 def matrix_transpose(x, /):
     """Each matrix of ``x`` transposed."""
-    return anp.matrix_transpose(x)
+    return shapes.matrix_transpose(x)
 
 
 def outer(x1, x2, /):
     """The outer product of two 1-d arrays."""
-    if anp.ndim(x1) != 1 or anp.ndim(x2) != 1:
-        raise ValueError(f"outer: inputs must be 1-d, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
-    return anp.outer(x1, x2)
+    if shapes.ndim(x1) != 1 or shapes.ndim(x2) != 1:
+        raise ValueError(f"outer: inputs must be 1-d, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}")
+    return products.outer(x1, x2)
 
 
 def tensordot(x1, x2, /, *, axes=2):
     """``numpy.tensordot`` with the standard's keyword-only ``axes``."""
-    return anp.tensordot(x1, x2, axes=axes)
+    return products.tensordot(x1, x2, axes=axes)
 
 
 def trace(x, /, *, offset=0, dtype=None):
     """The sum of the ``offset`` diagonal of each matrix of ``x``."""
-    result = anp.trace(x, offset, -2, -1)
-    return result if dtype is None else anp.astype(result, dtype)
+    result = reductions.trace(x, offset, -2, -1)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
@@ -1306,14 +1337,14 @@ def vecdot(x1, x2, /, *, axis=-1):
     ValueError
         If either input is 0-d (NumPy's rule: the vectors' axis must exist).
     """
-    if anp.ndim(x1) == 0 or anp.ndim(x2) == 0:
-        raise ValueError(f"vecdot: both inputs need a vector axis, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
-    return anp.sum(anp.multiply(anp.conj(x1), x2), axis=axis)
+    if shapes.ndim(x1) == 0 or shapes.ndim(x2) == 0:
+        raise ValueError(f"vecdot: both inputs need a vector axis, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}")
+    return reductions.sum(elementwise.multiply(elementwise.conj(x1), x2), axis=axis)
 
 
 __all__ += ["LinAlgError", "cond", "cross", "diagonal", "eigvals", "matmul", "matrix_rank", "matrix_transpose", "outer"]
 __all__ += ["svdvals", "tensordot", "tensorinv", "tensorsolve", "test", "trace", "vecdot"]
 
 # The primitives that take NumPy's array_like (their rules are registered above, on the primitives): a list
-# given to them is made one array first (``anp.array_like``).
-cholesky, eig, eigh, eigvalsh = (anp.array_like("a")(fun) for fun in (cholesky, eig, eigh, eigvalsh))
+# given to them is made one array first (``shapes.array_like``).
+cholesky, eig, eigh, eigvalsh = (shapes.array_like("a")(fun) for fun in (cholesky, eig, eigh, eigvalsh))

@@ -26,8 +26,7 @@ import numpy as _np
 from backends import backend_of
 
 from ..core import getval, isbox, notrace_primitive
-from . import linalg
-from . import wrapper as anp
+from . import arrays, declare, dtypes, elementwise, indexing, linalg, products, reductions, shapes
 from .arrays import _as_array_like, _from_host, _index_like, _no_out
 from .passthrough import host_values
 from .selection import searchsorted, take
@@ -36,29 +35,47 @@ from .signatures import linspace
 __all__ = [
     "acos",
     "acosh",
+    "allclose",
+    "angle",
+    "array_equal",
+    "array_equiv",
     "asin",
     "asinh",
     "atan",
     "atan2",
     "atanh",
     "bincount",
+    "cbrt",
     "convolve",
     "corrcoef",
     "correlate",
     "cov",
     "cumulative_prod",
     "cumulative_sum",
+    "deg2rad",
+    "degrees",
     "divmod",
     "ediff1d",
+    "exp2",
+    "fabs",
+    "float_power",
+    "fmax",
+    "fmin",
     "fmod",
     "frexp",
     "geomspace",
     "i0",
     "interp",
+    "isclose",
+    "iscomplex",
+    "isneginf",
+    "isposinf",
+    "isreal",
     "ldexp",
     "logspace",
     "matvec",
     "modf",
+    "nan_to_num",
     "poly",
     "polyadd",
     "polyder",
@@ -68,9 +85,13 @@ __all__ = [
     "polymul",
     "polysub",
     "polyval",
+    "positive",
     "pow",
+    "rad2deg",
+    "radians",
     "real_if_close",
     "roots",
+    "sinc",
     "trapezoid",
     "trapz",
     "unwrap",
@@ -81,35 +102,35 @@ __all__ = [
 
 # ---- NumPy 2's Array API names ----
 
-acos, acosh, asin, asinh = anp.arccos, anp.arccosh, anp.arcsin, anp.arcsinh
-atan, atan2, atanh, pow = anp.arctan, anp.arctan2, anp.arctanh, anp.power
+acos, acosh, asin, asinh = elementwise.arccos, elementwise.arccosh, elementwise.arcsin, elementwise.arcsinh
+atan, atan2, atanh, pow = elementwise.arctan, elementwise.arctan2, elementwise.arctanh, elementwise.power
 
 
-@anp.array_like("x")
+@shapes.array_like("x")
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """The cumulative sum along ``axis`` (optional for 1-d ``x``); ``include_initial`` puts a 0 first."""
-    return _cumulative(anp.cumsum, 0.0, x, axis, dtype, out, include_initial, "cumulative_sum")
+    return _cumulative(reductions.cumsum, 0.0, x, axis, dtype, out, include_initial, "cumulative_sum")
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """The cumulative product along ``axis`` (optional for 1-d ``x``); ``include_initial`` puts a 1 first."""
-    return _cumulative(anp.cumprod, 1.0, x, axis, dtype, out, include_initial, "cumulative_prod")
+    return _cumulative(reductions.cumprod, 1.0, x, axis, dtype, out, include_initial, "cumulative_prod")
 
 
 def _cumulative(accumulate, initial, x, axis, dtype, out, include_initial, name):
     _no_out(out, name)
     if axis is None:
-        if anp.ndim(x) > 1:
+        if shapes.ndim(x) > 1:
             raise ValueError(f"{name}: axis must be given for an array of more than one dimension")
         axis = 0
     if dtype is not None:
-        x = anp.astype(x, dtype)
+        x = dtypes.astype(x, dtype)
     result = accumulate(x, axis=axis)
     if not include_initial:
         return result
-    shape = list(anp.shape(result))
+    shape = list(shapes.shape(result))
     shape[axis] = 1
-    return anp.concatenate([_constant(result, tuple(shape), initial), result], axis=axis)
+    return shapes.concatenate([_constant(result, tuple(shape), initial), result], axis=axis)
 
 
 def _constant(like, shape, value):
@@ -125,18 +146,20 @@ vecdot = linalg.vecdot
 def matvec(x1, x2, /):
     """The matrix-vector products of the stacks ``x1 (..., m, n)`` and ``x2 (..., n)``: ``(..., m)``."""
     _core_dimensions("matvec", x1, 2, x2, 1)
-    return anp.sum(anp.multiply(x1, anp.expand_dims(x2, -2)), axis=-1)
+    return reductions.sum(elementwise.multiply(x1, shapes.expand_dims(x2, -2)), axis=-1)
 
 
 def vecmat(x1, x2, /):
     """The vector-matrix products ``conj(x1) @ x2`` of the stacks ``x1 (..., n)`` and ``x2 (..., n, m)``: ``(..., m)``."""
     _core_dimensions("vecmat", x1, 1, x2, 2)
-    return anp.sum(anp.multiply(anp.expand_dims(anp.conj(x1), -1), x2), axis=-2)
+    return reductions.sum(elementwise.multiply(shapes.expand_dims(elementwise.conj(x1), -1), x2), axis=-2)
 
 
 def _core_dimensions(name, x1, n1, x2, n2):
-    if anp.ndim(x1) < n1 or anp.ndim(x2) < n2:
-        raise ValueError(f"{name}: inputs need {n1} and {n2} dimensions at least, got shapes {anp.shape(x1)} and {anp.shape(x2)}")
+    if shapes.ndim(x1) < n1 or shapes.ndim(x2) < n2:
+        raise ValueError(
+            f"{name}: inputs need {n1} and {n2} dimensions at least, got shapes {shapes.shape(x1)} and {shapes.shape(x2)}"
+        )
 
 
 # ---- elementwise ----
@@ -145,23 +168,25 @@ def _core_dimensions(name, x1, n1, x2, n2):
 def fmod(x1, x2):
     """The C remainder of ``x1 / x2``, with the sign of ``x1``: ``remainder`` moved by ``x2`` where the
     signs differ (exact, as NumPy's). Derivatives: 1 in ``x1``, ``-trunc(x1 / x2)`` in ``x2``."""
-    r = anp.remainder(x1, x2)
-    moved = anp.logical_and(anp.not_equal(r, 0), anp.not_equal(anp.signbit(r), anp.signbit(x1)))
-    return anp.where(moved, anp.subtract(r, x2), r)
+    r = elementwise.remainder(x1, x2)
+    moved = elementwise.logical_and(
+        elementwise.not_equal(r, 0), elementwise.not_equal(elementwise.signbit(r), elementwise.signbit(x1))
+    )
+    return indexing.where(moved, elementwise.subtract(r, x2), r)
 
 
 def modf(x, /):
     """``(fractional part, integral part)``, both with the sign of ``x``; the integral part has derivative 0."""
-    whole = anp.trunc(x)
-    return anp.where(anp.isinf(x), anp.copysign(0.0, x), anp.subtract(x, whole)), whole
+    whole = elementwise.trunc(x)
+    return indexing.where(elementwise.isinf(x), elementwise.copysign(0.0, x), elementwise.subtract(x, whole)), whole
 
 
 def divmod(x1, x2, /):
     """``(floor_divide(x1, x2), remainder(x1, x2))``."""
-    return anp.floor_divide(x1, x2), anp.remainder(x1, x2)
+    return elementwise.floor_divide(x1, x2), elementwise.remainder(x1, x2)
 
 
-@anp.array_like("x1", "x2")
+@shapes.array_like("x1", "x2")
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for integer ``x2``, exact (two multiplications by powers of two that cannot overflow)."""
     return _times_power_of_two(x1, getval(x2))
@@ -171,10 +196,12 @@ def _times_power_of_two(x, k):
     """``x * 2**k`` in ``x``'s precision: two exact scalings by powers of two, each within range
     (``k`` a Python integer, or an integer array of ``x``'s backend)."""
     if not hasattr(k, "shape"):
-        return anp.multiply(anp.multiply(x, 2.0 ** (int(k) // 2)), 2.0 ** (int(k) - int(k) // 2))
-    half = anp.floor_divide(k, 2)
-    dtype = getval(x).dtype if hasattr(getval(x), "dtype") and _is_floating(x) else anp.float64
-    return anp.multiply(anp.multiply(x, _power_of_two(half, dtype)), _power_of_two(anp.subtract(k, half), dtype))
+        return elementwise.multiply(elementwise.multiply(x, 2.0 ** (int(k) // 2)), 2.0 ** (int(k) - int(k) // 2))
+    half = elementwise.floor_divide(k, 2)
+    dtype = getval(x).dtype if hasattr(getval(x), "dtype") and _is_floating(x) else dtypes.float64
+    return elementwise.multiply(
+        elementwise.multiply(x, _power_of_two(half, dtype)), _power_of_two(elementwise.subtract(k, half), dtype)
+    )
 
 
 @notrace_primitive
@@ -187,7 +214,7 @@ def frexp(x, /):
     """``(mantissa, exponent)`` with ``x = mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1`` (0, inf and
     NaN give themselves and exponent 0), as NumPy's; the exponent is int32 with derivative 0."""
     exponent = _binary_exponent(getval(x))
-    return _times_power_of_two(x, anp.negative(exponent)), exponent
+    return _times_power_of_two(x, elementwise.negative(exponent)), exponent
 
 
 @notrace_primitive
@@ -210,18 +237,18 @@ def i0(x):
     return special_i0(x)
 
 
-@anp.array_like("a")
+@shapes.array_like("a")
 def real_if_close(a, tol=100):
     """``real(a)`` if every imaginary part of the complex ``a`` is below ``tol`` (in machine epsilons when
     ``tol > 1``), else ``a``."""
-    if not anp.iscomplexobj(a):
+    if not declare.iscomplexobj(a):
         return a
     raw = getval(a)
     backend = backend_of(raw, op="real_if_close")
     raw = raw if hasattr(raw, "dtype") else backend.asarray(raw)  # a Python complex
     if tol > 1:
         tol = backend.finfo(backend.real(raw).dtype).eps * tol
-    return anp.real(a) if host_values(backend.all(backend.abs(backend.imag(raw)) < tol)) else a
+    return elementwise.real(a) if host_values(backend.all(backend.abs(backend.imag(raw)) < tol)) else a
 
 
 # ---- statistics ----
@@ -232,42 +259,42 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     with NumPy's frequency and reliability weights; 0-d for a single variable."""
     X = _variables(m, rowvar, dtype)
     if y is not None:
-        X = anp.concatenate([X, _variables(y, rowvar, dtype)], axis=0)
+        X = shapes.concatenate([X, _variables(y, rowvar, dtype)], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
     weights = None
     for w in (fweights, aweights):
         if w is not None:
             w = _as_array_like(w, X)
-            weights = w if weights is None else anp.multiply(weights, w)
-    mean, total = anp.average(X, axis=1, weights=weights, returned=True)
+            weights = w if weights is None else elementwise.multiply(weights, w)
+    mean, total = reductions.average(X, axis=1, weights=weights, returned=True)
     if weights is None:
-        factor = anp.shape(X)[1] - ddof
+        factor = shapes.shape(X)[1] - ddof
     elif ddof == 0:
         factor = total
     elif aweights is None:
         factor = total - ddof
     else:
-        factor = total - ddof * anp.sum(anp.multiply(weights, aweights)) / total
+        factor = total - ddof * reductions.sum(elementwise.multiply(weights, aweights)) / total
     if not isbox(factor) and _np.all(host_values(factor) <= 0):
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         factor = 0.0
-    centered = anp.subtract(X, anp.expand_dims(mean, 1))
-    weighted = centered if weights is None else anp.multiply(centered, weights)
-    c = anp.matmul(centered, anp.conj(anp.transpose(weighted))) / factor
-    return anp.squeeze(c)
+    centered = elementwise.subtract(X, shapes.expand_dims(mean, 1))
+    weighted = centered if weights is None else elementwise.multiply(centered, weights)
+    c = products.matmul(centered, elementwise.conj(shapes.transpose(weighted))) / factor
+    return shapes.squeeze(c)
 
 
 def _variables(m, rowvar, dtype):
-    X = anp.array(m) if not (isbox(m) or hasattr(m, "shape")) else m
-    if anp.ndim(X) > 2:
+    X = shapes.array(m) if not (isbox(m) or hasattr(m, "shape")) else m
+    if shapes.ndim(X) > 2:
         raise ValueError("cov: m has more than 2 dimensions")
     if dtype is not None:
-        X = anp.astype(X, dtype)
-    elif not anp.iscomplexobj(X) and not _is_floating(X):
-        X = anp.astype(X, anp.float64)
-    X = anp.reshape(X, (1, -1)) if anp.ndim(X) < 2 else X
-    return anp.transpose(X) if not rowvar and anp.shape(X)[0] != 1 else X
+        X = dtypes.astype(X, dtype)
+    elif not declare.iscomplexobj(X) and not _is_floating(X):
+        X = dtypes.astype(X, dtypes.float64)
+    X = shapes.reshape(X, (1, -1)) if shapes.ndim(X) < 2 else X
+    return shapes.transpose(X) if not rowvar and shapes.shape(X)[0] != 1 else X
 
 
 def _is_floating(x):
@@ -279,13 +306,15 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """Pearson's correlation coefficients ``cov / sqrt(outer(diag(cov), diag(cov)))``, the real (and
     imaginary) parts clipped to ``[-1, 1]`` as in NumPy."""
     c = cov(x, y, rowvar, dtype=dtype)
-    if anp.ndim(c) == 0:
+    if shapes.ndim(c) == 0:
         return c / c
-    stddev = anp.sqrt(anp.real(anp.diagonal(c)))
-    c = c / anp.expand_dims(stddev, 1) / anp.expand_dims(stddev, 0)
-    if anp.iscomplexobj(c):
-        return anp.add(anp.clip(anp.real(c), -1.0, 1.0), anp.multiply(anp.clip(anp.imag(c), -1.0, 1.0), 1j))
-    return anp.clip(c, -1.0, 1.0)
+    stddev = elementwise.sqrt(elementwise.real(indexing.diagonal(c)))
+    c = c / shapes.expand_dims(stddev, 1) / shapes.expand_dims(stddev, 0)
+    if declare.iscomplexobj(c):
+        return elementwise.add(
+            indexing.clip(elementwise.real(c), -1.0, 1.0), elementwise.multiply(indexing.clip(elementwise.imag(c), -1.0, 1.0), 1j)
+        )
+    return indexing.clip(c, -1.0, 1.0)
 
 
 # ---- signals ----
@@ -298,7 +327,7 @@ def convolve(a, v, mode="full"):
     matrix times the shorter sequence (memory ``O((n + m) min(n, m))``).
     """
     a, v = _sequence(a, v, "convolve"), _sequence(v, a, "convolve")
-    n, m = anp.shape(a)[0], anp.shape(v)[0]
+    n, m = shapes.shape(a)[0], shapes.shape(v)[0]
     full = _full_convolution(a, v) if n >= m else _full_convolution(v, a)
     return _mode_slice(full, n, m, mode, "convolve", (builtins.min(n, m) - 1) // 2)
 
@@ -313,25 +342,25 @@ def correlate(a, v, mode="valid"):
     the window to start at ``n // 2`` (one place later when ``n`` is even).
     """
     a, v = _sequence(a, v, "correlate"), _sequence(v, a, "correlate")
-    n, m = anp.shape(a)[0], anp.shape(v)[0]
-    reversed_v = anp.flip(anp.conj(v), 0)
+    n, m = shapes.shape(a)[0], shapes.shape(v)[0]
+    reversed_v = shapes.flip(elementwise.conj(v), 0)
     full = _full_convolution(a, reversed_v) if n >= m else _full_convolution(reversed_v, a)
     return _mode_slice(full, n, m, mode, "correlate", (m - 1) // 2 if n >= m else n // 2)
 
 
 def _sequence(x, other, name):
-    x = anp.ravel(_as_array_like(x, other) if isbox(other) or hasattr(other, "shape") else anp.array(x))
-    if anp.ndim(x) != 1 or anp.shape(x)[0] == 0:
+    x = shapes.ravel(_as_array_like(x, other) if isbox(other) or hasattr(other, "shape") else shapes.array(x))
+    if shapes.ndim(x) != 1 or shapes.shape(x)[0] == 0:
         raise ValueError(f"{name}: the sequences must be 1-d and not empty")
     return x
 
 
 def _full_convolution(long, short):
     """``out[k] = sum_j long[k - j] short[j]``, ``k < n + m - 1``, for ``len(long) >= len(short)``."""
-    n, m = anp.shape(long)[0], anp.shape(short)[0]
-    padded = anp.pad(long, (m - 1, m - 1))
+    n, m = shapes.shape(long)[0], shapes.shape(short)[0]
+    padded = arrays.pad(long, (m - 1, m - 1))
     positions = _np.arange(n + m - 1)[:, None] + (m - 1) - _np.arange(m)[None, :]
-    return anp.matmul(take(padded, _index_like(positions, padded)), short)
+    return products.matmul(take(padded, _index_like(positions, padded)), short)
 
 
 def _mode_slice(full, n, m, mode, name, same_start):
@@ -366,34 +395,34 @@ def _phase_correction(p, discont, axis, period):
 def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
     """``p`` with its jumps of more than ``discont`` (default ``period / 2``) along ``axis`` brought back
     by multiples of ``period``: ``p`` plus a piecewise-constant correction (derivative 1)."""
-    p = anp.asarray(p) if not isbox(p) else p
+    p = shapes.asarray(p) if not isbox(p) else p
     if not _is_floating(p):
-        p = anp.astype(p, anp.float64)
+        p = dtypes.astype(p, dtypes.float64)
     discont = period / 2 if discont is None else builtins.max(discont, period / 2)
-    return anp.add(p, _phase_correction(p, discont, anp._normalize_axis(axis, anp.ndim(p)), period))
+    return elementwise.add(p, _phase_correction(p, discont, shapes._normalize_axis(axis, shapes.ndim(p)), period))
 
 
 # ---- integration and interpolation ----
 
 
-@anp.array_like("y", "x")
+@shapes.array_like("y", "x")
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of ``y`` along ``axis`` by the trapezoidal rule, at the sample points ``x`` (1-d, or of
     ``y``'s shape) or with spacing ``dx``."""
-    y = y if isbox(y) or hasattr(y, "shape") else anp.array(y)
-    n = anp.ndim(y)
-    axis = anp._normalize_axis(axis, n)
-    upper, lower = y[anp._along(axis, slice(1, None), n)], y[anp._along(axis, slice(None, -1), n)]
+    y = y if isbox(y) or hasattr(y, "shape") else shapes.array(y)
+    n = shapes.ndim(y)
+    axis = shapes._normalize_axis(axis, n)
+    upper, lower = y[shapes._along(axis, slice(1, None), n)], y[shapes._along(axis, slice(None, -1), n)]
     if x is None:
         d = dx
     else:
         x = _as_array_like(x, y)
-        d = anp.diff(x)
-        if anp.ndim(x) == 1:
-            d = anp.reshape(d, (-1,) + (1,) * (n - axis - 1))
+        d = shapes.diff(x)
+        if shapes.ndim(x) == 1:
+            d = shapes.reshape(d, (-1,) + (1,) * (n - axis - 1))
         else:
-            d = anp.diff(x, axis=axis)
-    return anp.sum(anp.multiply(d, anp.add(upper, lower)) / 2.0, axis=axis)
+            d = shapes.diff(x, axis=axis)
+    return reductions.sum(elementwise.multiply(d, elementwise.add(upper, lower)) / 2.0, axis=axis)
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
@@ -406,30 +435,30 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     ``right`` (default ``fp[0]`` / ``fp[-1]``) outside, as NumPy's ``interp``; with ``period``, ``xp`` is
     read modulo the period. Differentiable in ``x``, ``xp`` and ``fp`` (one-sided at the points ``xp``)."""
     xp, fp = _as_array_like(xp, fp), _as_array_like(fp, xp)
-    if anp.ndim(xp) != 1 or anp.shape(xp) != anp.shape(fp):
+    if shapes.ndim(xp) != 1 or shapes.shape(xp) != shapes.shape(fp):
         raise ValueError("interp: xp and fp must be 1-d sequences of the same length")
     x = _as_array_like(x, xp)
     if period is not None:
         if period == 0:
             raise ValueError("interp: period must be a non-zero value")
         period = builtins.abs(period)
-        x = anp.remainder(x, period)
-        xp = anp.remainder(xp, period)
+        x = elementwise.remainder(x, period)
+        xp = elementwise.remainder(xp, period)
         order = _index_like(_np.argsort(host_values(xp), kind="stable"), xp)
         xp, fp = take(xp, order), take(fp, order)
-        xp = anp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
-        fp = anp.concatenate([fp[-1:], fp, fp[:1]])
+        xp = shapes.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = shapes.concatenate([fp[-1:], fp, fp[:1]])
         left = right = None
-    count = anp.shape(xp)[0]
+    count = shapes.shape(xp)[0]
     if count == 1:
-        result = anp.broadcast_to(fp[0], anp.shape(x))
+        result = shapes.broadcast_to(fp[0], shapes.shape(x))
     else:
-        i = anp.clip(searchsorted(getval(xp), getval(x), side="right") - 1, 0, count - 2)
+        i = indexing.clip(searchsorted(getval(xp), getval(x), side="right") - 1, 0, count - 2)
         x0, x1, y0, y1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
-        t = anp.subtract(x, x0) / anp.subtract(x1, x0)
-        result = anp.add(y0, anp.multiply(t, anp.subtract(y1, y0)))
-    result = anp.where(anp.less(x, xp[0]), fp[0] if left is None else left, result)
-    return anp.where(anp.greater(x, xp[-1]), fp[-1] if right is None else right, result)
+        t = elementwise.subtract(x, x0) / elementwise.subtract(x1, x0)
+        result = elementwise.add(y0, elementwise.multiply(t, elementwise.subtract(y1, y0)))
+    result = indexing.where(elementwise.less(x, xp[0]), fp[0] if left is None else left, result)
+    return indexing.where(elementwise.greater(x, xp[-1]), fp[-1] if right is None else right, result)
 
 
 # ---- polynomials (coefficients from the highest power down, as NumPy's poly* functions) ----
@@ -437,8 +466,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 def _coefficients(p, like=None):
     p = _as_array_like(p, like) if like is not None and (isbox(like) or hasattr(like, "shape")) else p
-    p = anp.array(p) if not (isbox(p) or hasattr(p, "shape")) else p
-    return anp.reshape(p, (1,)) if anp.ndim(p) == 0 else p
+    p = shapes.array(p) if not (isbox(p) or hasattr(p, "shape")) else p
+    return shapes.reshape(p, (1,)) if shapes.ndim(p) == 0 else p
 
 
 def vander(x, N=None, increasing=False):
@@ -446,44 +475,44 @@ def vander(x, N=None, increasing=False):
 
     Built by repeated products, so the derivative is exact at ``x = 0``."""
     x = _coefficients(x)
-    if anp.ndim(x) != 1:
+    if shapes.ndim(x) != 1:
         raise ValueError("vander: x must be a one-dimensional array or sequence")
-    N = anp.shape(x)[0] if N is None else N
-    columns = [anp.ones_like(x)] if N else []
+    N = shapes.shape(x)[0] if N is None else N
+    columns = [dtypes.ones_like(x)] if N else []
     for _ in range(1, N):
-        columns.append(anp.multiply(columns[-1], x))
+        columns.append(elementwise.multiply(columns[-1], x))
     if not columns:
-        return anp.reshape(anp.ravel(x)[:0], (anp.shape(x)[0], 0))
-    return anp.stack(columns if increasing else columns[::-1], axis=1)
+        return shapes.reshape(shapes.ravel(x)[:0], (shapes.shape(x)[0], 0))
+    return shapes.stack(columns if increasing else columns[::-1], axis=1)
 
 
-@anp.array_like("p", "x")
+@shapes.array_like("p", "x")
 def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first) at ``x``, by Horner's scheme."""
-    x = anp.asarray(x) if not (isbox(x) or hasattr(x, "shape")) else x
+    x = shapes.asarray(x) if not (isbox(x) or hasattr(x, "shape")) else x
     p = _coefficients(p, x)
-    y = anp.zeros_like(x)
-    for i in range(anp.shape(p)[0]):
-        y = anp.add(anp.multiply(y, x), p[i])
+    y = dtypes.zeros_like(x)
+    for i in range(shapes.shape(p)[0]):
+        y = elementwise.add(elementwise.multiply(y, x), p[i])
     return y
 
 
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded with leading zeros)."""
     a1, a2 = _aligned(a1, a2)
-    return anp.add(a1, a2)
+    return elementwise.add(a1, a2)
 
 
 def polysub(a1, a2):
     """The difference of two polynomials (the shorter padded with leading zeros)."""
     a1, a2 = _aligned(a1, a2)
-    return anp.subtract(a1, a2)
+    return elementwise.subtract(a1, a2)
 
 
 def _aligned(a1, a2):
     a1, a2 = _coefficients(a1, a2), _coefficients(a2, a1)
-    n1, n2 = anp.shape(a1)[0], anp.shape(a2)[0]
-    return anp.pad(a1, (builtins.max(n2 - n1, 0), 0)), anp.pad(a2, (builtins.max(n1 - n2, 0), 0))
+    n1, n2 = shapes.shape(a1)[0], shapes.shape(a2)[0]
+    return arrays.pad(a1, (builtins.max(n2 - n1, 0), 0)), arrays.pad(a2, (builtins.max(n1 - n2, 0), 0))
 
 
 def polymul(a1, a2):
@@ -497,8 +526,8 @@ def polyder(p, m=1):
         raise ValueError("polyder: order of derivative must be positive (see polyint)")
     p = _coefficients(p)
     for _ in range(m):
-        n = anp.shape(p)[0] - 1
-        p = anp.multiply(p[:-1], _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
+        n = shapes.shape(p)[0] - 1
+        p = elementwise.multiply(p[:-1], _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
     return p
 
 
@@ -507,14 +536,14 @@ def polyint(p, m=1, k=None):
     ``m`` values, default 0) last."""
     if m < 0:
         raise ValueError("polyint: order of integral must be positive (see polyder)")
-    constants = [0.0] * m if k is None else [k] * m if anp.ndim(k) == 0 else list(k)
+    constants = [0.0] * m if k is None else [k] * m if shapes.ndim(k) == 0 else list(k)
     if len(constants) < m:
         raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m")
     p = _coefficients(p)
     for constant in constants[:m]:
-        n = anp.shape(p)[0]
-        scaled = anp.divide(p, _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
-        p = anp.concatenate([scaled, anp.reshape(_as_array_like(constant, scaled), (1,))])
+        n = shapes.shape(p)[0]
+        scaled = elementwise.divide(p, _from_host(_np.arange(n, 0, -1), p, getval(p).dtype))
+        p = shapes.concatenate([scaled, shapes.reshape(_as_array_like(constant, scaled), (1,))])
     return p
 
 
@@ -522,18 +551,18 @@ def polydiv(u, v):
     """``(quotient, remainder)`` of the polynomial division ``u / v``, by long division; the remainder's
     leading (numerically) zero coefficients are dropped, as in NumPy."""
     u, v = _coefficients(u, v), _coefficients(v, u)
-    u, v = anp.add(u, 0.0), anp.add(v, 0.0)
-    m, n = anp.shape(u)[0] - 1, anp.shape(v)[0] - 1
+    u, v = elementwise.add(u, 0.0), elementwise.add(v, 0.0)
+    m, n = shapes.shape(u)[0] - 1, shapes.shape(v)[0] - 1
     remainder = [u[i] for i in range(m + 1)]
     quotient = []
     for k in range(m - n + 1):
-        d = anp.divide(remainder[k], v[0])
+        d = elementwise.divide(remainder[k], v[0])
         quotient.append(d)
         for j in range(n + 1):
-            remainder[k + j] = anp.subtract(remainder[k + j], anp.multiply(d, v[j]))
-    q = anp.stack(quotient) if quotient else anp.zeros_like(u[:1])
-    r = anp.stack(remainder)
-    while anp.shape(r)[0] > 1 and _np.allclose(host_values(r[0]), 0, rtol=1e-14):
+            remainder[k + j] = elementwise.subtract(remainder[k + j], elementwise.multiply(d, v[j]))
+    q = shapes.stack(quotient) if quotient else dtypes.zeros_like(u[:1])
+    r = shapes.stack(remainder)
+    while shapes.shape(r)[0] > 1 and _np.allclose(host_values(r[0]), 0, rtol=1e-14):
         r = r[1:]
     return q, r
 
@@ -552,21 +581,21 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise NotImplementedError("polyfit: cov=True is not supported; compute the covariance from the residuals")
     x, y = _coefficients(x, y), _coefficients(y, x)
     order = int(deg) + 1
-    if deg < 0 or anp.ndim(x) != 1 or anp.shape(x)[0] != anp.shape(y)[0] or anp.ndim(y) > 2:
+    if deg < 0 or shapes.ndim(x) != 1 or shapes.shape(x)[0] != shapes.shape(y)[0] or shapes.ndim(y) > 2:
         raise ValueError("polyfit: expected deg >= 0, x 1-d, and y of x's length (1-d or 2-d)")
     if not _is_floating(x):
-        x = anp.astype(x, anp.float64)
+        x = dtypes.astype(x, dtypes.float64)
     if rcond is None:
-        rcond = anp.shape(x)[0] * float(backend_of(getval(x)).finfo(getval(x).dtype).eps)
+        rcond = shapes.shape(x)[0] * float(backend_of(getval(x)).finfo(getval(x).dtype).eps)
     lhs, rhs = vander(x, order), y
     if w is not None:
         w = _as_array_like(w, x)
-        lhs = anp.multiply(lhs, anp.expand_dims(w, 1))
-        rhs = anp.multiply(rhs, w if anp.ndim(rhs) == 1 else anp.expand_dims(w, 1))
-    scale = anp.sqrt(anp.sum(anp.multiply(lhs, lhs), axis=0))
-    lhs = anp.divide(lhs, scale)
+        lhs = elementwise.multiply(lhs, shapes.expand_dims(w, 1))
+        rhs = elementwise.multiply(rhs, w if shapes.ndim(rhs) == 1 else shapes.expand_dims(w, 1))
+    scale = elementwise.sqrt(reductions.sum(elementwise.multiply(lhs, lhs), axis=0))
+    lhs = elementwise.divide(lhs, scale)
     c, residuals, rank, s = linalg.lstsq(lhs, rhs, rcond)
-    c = anp.divide(c, scale) if anp.ndim(c) == 1 else anp.divide(c, anp.expand_dims(scale, 1))
+    c = elementwise.divide(c, scale) if shapes.ndim(c) == 1 else elementwise.divide(c, shapes.expand_dims(scale, 1))
     if rank != order and not full:
         warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning, stacklevel=2)
     return (c, residuals, rank, s, rcond) if full else c
@@ -576,20 +605,20 @@ def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (or of the characteristic polynomial of
     a square matrix); real when the complex roots come in conjugate pairs, as NumPy's."""
     zeros = _coefficients(seq_of_zeros)
-    shape = anp.shape(zeros)
+    shape = shapes.shape(zeros)
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
         zeros = linalg.eigvals(zeros)
     elif len(shape) != 1:
         raise ValueError("poly: input must be 1d or non-empty square 2d array.")
-    if anp.shape(zeros)[0] == 0:
+    if shapes.shape(zeros)[0] == 0:
         return 1.0
-    a = anp.ones_like(zeros[:1])
-    for i in range(anp.shape(zeros)[0]):
-        a = anp.subtract(anp.pad(a, (0, 1)), anp.multiply(zeros[i], anp.pad(a, (1, 0))))
-    if anp.iscomplexobj(a):
+    a = dtypes.ones_like(zeros[:1])
+    for i in range(shapes.shape(zeros)[0]):
+        a = elementwise.subtract(arrays.pad(a, (0, 1)), elementwise.multiply(zeros[i], arrays.pad(a, (1, 0))))
+    if declare.iscomplexobj(a):
         roots_ = host_values(zeros)
         if _np.all(_np.sort(roots_) == _np.sort(roots_.conjugate())):
-            a = anp.real(a)
+            a = elementwise.real(a)
     return a
 
 
@@ -598,25 +627,25 @@ def roots(p):
     and trailing zero coefficients handled as in NumPy); real when all of them are real, as NumPy's, on
     every backend but Dask, where they are complex (``linalg.eigvals``' dtype there)."""
     p = _coefficients(p)
-    if anp.ndim(p) != 1:
+    if shapes.ndim(p) != 1:
         raise ValueError("roots: input must be a rank-1 array.")
     nonzero = _np.flatnonzero(host_values(p))
     if nonzero.size == 0:
-        return anp.array([])
-    trailing = anp.shape(p)[0] - int(nonzero[-1]) - 1
+        return shapes.array([])
+    trailing = shapes.shape(p)[0] - int(nonzero[-1]) - 1
     p = p[int(nonzero[0]) : int(nonzero[-1]) + 1]
-    if not (_is_floating(p) or anp.iscomplexobj(p)):
-        p = anp.astype(p, anp.float64)
-    n = anp.shape(p)[0]
+    if not (_is_floating(p) or declare.iscomplexobj(p)):
+        p = dtypes.astype(p, dtypes.float64)
+    n = shapes.shape(p)[0]
     if n > 1:
-        first_row = anp.reshape(anp.negative(p[1:]) / p[0], (1, n - 1))
-        shift = anp.eye_like(anp.reshape(p[1:], (1, n - 1)))[: n - 2, :]  # [I, 0]: the companion's subdiagonal
-        found = linalg.eigvals(anp.concatenate([first_row, shift], axis=0))
-        if linalg.NUMPY_EIG_ALWAYS_COMPLEX and not anp.iscomplexobj(p) and linalg.known_real(found):
-            found = anp.real(found)  # NumPy 2.5's roots stay real where its eigvals no longer do
+        first_row = shapes.reshape(elementwise.negative(p[1:]) / p[0], (1, n - 1))
+        shift = indexing.eye_like(shapes.reshape(p[1:], (1, n - 1)))[: n - 2, :]  # [I, 0]: the companion's subdiagonal
+        found = linalg.eigvals(shapes.concatenate([first_row, shift], axis=0))
+        if linalg.NUMPY_EIG_ALWAYS_COMPLEX and not declare.iscomplexobj(p) and linalg.known_real(found):
+            found = elementwise.real(found)  # NumPy 2.5's roots stay real where its eigvals no longer do
     else:
-        found = anp.ravel(p)[:0]
-    return anp.concatenate([found, _constant(found, (trailing,), 0)]) if trailing else found
+        found = shapes.ravel(p)[:0]
+    return shapes.concatenate([found, _constant(found, (trailing,), 0)]) if trailing else found
 
 
 # ---- creation with differentiable ends ----
@@ -624,40 +653,40 @@ def roots(p):
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num)``: ``num`` numbers evenly spaced on a log scale."""
-    result = anp.power(base, linspace(start, stop, num, endpoint=endpoint, axis=axis))
-    return result if dtype is None else anp.astype(result, dtype)
+    result = elementwise.power(base, linspace(start, stop, num, endpoint=endpoint, axis=axis))
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``num`` numbers from ``start`` to ``stop`` (real of one sign, or complex) in geometric progression,
     ``exp(linspace(log(start), log(stop)))`` with the ends exact."""
     sign = 1.0
-    if not (anp.iscomplexobj(start) or anp.iscomplexobj(stop)):
+    if not (declare.iscomplexobj(start) or declare.iscomplexobj(stop)):
         ends = [host_values(end) for end in (start, stop)]
         if builtins.any(_np.any(end == 0) for end in ends):
             raise ValueError("geomspace: Geometric sequence cannot include zero")
         if builtins.all(_np.all(end < 0) for end in ends):
-            sign, start, stop = -1.0, anp.negative(start), anp.negative(stop)
-    result = anp.exp(linspace(anp.log(start), anp.log(stop), num, endpoint=endpoint, axis=axis))
+            sign, start, stop = -1.0, elementwise.negative(start), elementwise.negative(stop)
+    result = elementwise.exp(linspace(elementwise.log(start), elementwise.log(stop), num, endpoint=endpoint, axis=axis))
     if num:
-        ax = axis % anp.ndim(result)
-        position = anp.reshape(_index_like(_np.arange(num), result), (-1,) + (1,) * (anp.ndim(result) - ax - 1))
-        result = anp.where(position == 0, _along(start, ax), result)
+        ax = axis % shapes.ndim(result)
+        position = shapes.reshape(_index_like(_np.arange(num), result), (-1,) + (1,) * (shapes.ndim(result) - ax - 1))
+        result = indexing.where(position == 0, _along(start, ax), result)
         if endpoint and num > 1:
-            result = anp.where(position == num - 1, _along(stop, ax), result)
-    result = anp.multiply(result, sign)
-    return result if dtype is None else anp.astype(result, dtype)
+            result = indexing.where(position == num - 1, _along(stop, ax), result)
+    result = elementwise.multiply(result, sign)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 def _along(end, axis):
     """An end of a ``linspace``-like sequence with the sequence's axis inserted (size 1)."""
-    return anp.expand_dims(end, axis) if anp.ndim(end) else end
+    return shapes.expand_dims(end, axis) if shapes.ndim(end) else end
 
 
 # ---- counting ----
 
 
-@anp.array_like("weights")
+@shapes.array_like("weights")
 def bincount(x, weights=None, minlength=0):
     """The number of occurrences of each value in the non-negative integer ``x`` (int64), or, with
     ``weights``, the sum of the weights per value: differentiable in ``weights`` (a scatter-add)."""
@@ -673,19 +702,169 @@ def bincount(x, weights=None, minlength=0):
     length = builtins.max(int(host_values(backend.max(raw))) + 1 if raw.shape[0] else 0, minlength)
     if weights is None:
         ones = backend.ones(raw.shape, dtype=backend.dtype("float64"), device=backend.device(raw))
-        return backend.astype(anp.untake(ones, raw, (length,)), backend.dtype("int64"))
+        return backend.astype(indexing.untake(ones, raw, (length,)), backend.dtype("int64"))
     weights = _as_array_like(weights, raw)
-    if not _is_floating(weights) and not anp.iscomplexobj(weights):
-        weights = anp.astype(weights, anp.float64)
-    return anp.untake(weights, raw, (length,))
+    if not _is_floating(weights) and not declare.iscomplexobj(weights):
+        weights = dtypes.astype(weights, dtypes.float64)
+    return indexing.untake(weights, raw, (length,))
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
     """The differences of consecutive elements of the flattened ``ary``, with ``to_begin`` / ``to_end`` around them."""
-    flat = anp.ravel(ary)
-    pieces = [anp.subtract(flat[1:], flat[:-1])]
+    flat = shapes.ravel(ary)
+    pieces = [elementwise.subtract(flat[1:], flat[:-1])]
     if to_begin is not None:
-        pieces.insert(0, anp.ravel(_as_array_like(to_begin, flat)))
+        pieces.insert(0, shapes.ravel(_as_array_like(to_begin, flat)))
     if to_end is not None:
-        pieces.append(anp.ravel(_as_array_like(to_end, flat)))
-    return anp.concatenate([anp.astype(piece, getval(flat).dtype) for piece in pieces]) if len(pieces) > 1 else pieces[0]
+        pieces.append(shapes.ravel(_as_array_like(to_end, flat)))
+    return shapes.concatenate([dtypes.astype(piece, getval(flat).dtype) for piece in pieces]) if len(pieces) > 1 else pieces[0]
+
+
+# ---- elementwise functions the Array API standard lacks, and comparisons, composed from primitives ----
+
+
+def exp2(x):
+    """``2 ** x``."""
+    return elementwise.power(2.0, x)
+
+
+def deg2rad(x):
+    return elementwise.multiply(x, _np.pi / 180.0)
+
+
+def rad2deg(x):
+    return elementwise.multiply(x, 180.0 / _np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def fabs(x):
+    return elementwise.abs(x)
+
+
+@shapes.array_like("x")
+def positive(x):
+    return x
+
+
+def cbrt(x):
+    """The real cube root, ``sign(x) * |x|**(1/3)`` (its derivative is infinite at 0)."""
+    return elementwise.multiply(elementwise.sign(x), elementwise.power(elementwise.abs(x), 1.0 / 3.0))
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0. For |pi x| < 1, its Taylor series to the x**18 term (within rounding
+    there), whose derivatives keep full precision near 0 (those of the quotient are the difference of two
+    nearly equal terms); elsewhere the quotient with ``sin(pi x)`` from ``_sin_cos_pi`` (exact zeros at the
+    integers). Each branch sees only its own points, so no derivative is NaN."""
+    small = elementwise.less(elementwise.abs(x), 1.0 / _np.pi)
+    x_small, x_large = indexing.where(small, x, 0.0), indexing.where(small, 1.0, x)
+    u2 = elementwise.square(elementwise.multiply(x_small, _np.pi))
+    series = 1.0
+    for k in range(9, 0, -1):  # sum_k (-u**2)**k / (2k + 1)!, by Horner's rule
+        series = 1.0 - u2 * series / (2.0 * k * (2.0 * k + 1.0))
+    return indexing.where(small, series, _sin_cos_pi(x_large)[0] / elementwise.multiply(x_large, _np.pi))
+
+
+def _sin_cos_pi(x):
+    """``(sin(pi x), cos(pi x))`` from the reduced argument ``r = x - round(x)`` (exact, |r| <= 1/2):
+    sin(pi x) exactly 0 at the integers, and both to full precision near them and for large |x|,
+    where ``sin(pi * x)`` keeps only the digits of the rounded product ``pi * x``."""
+    n = elementwise.round(x)
+    r = elementwise.multiply(elementwise.subtract(x, n), _np.pi)
+    parity = 1.0 - 2.0 * elementwise.remainder(n, 2.0)  # (-1)**n
+    return elementwise.multiply(parity, elementwise.sin(r)), elementwise.multiply(parity, elementwise.cos(r))
+
+
+def fmax(x, y):
+    """The maximum, ignoring NaN (NumPy's ``fmax``); derivatives as ``maximum``'s."""
+    return indexing.where(elementwise.isnan(y), x, indexing.where(elementwise.isnan(x), y, elementwise.maximum(x, y)))
+
+
+def fmin(x, y):
+    """The minimum, ignoring NaN (NumPy's ``fmin``); derivatives as ``minimum``'s."""
+    return indexing.where(elementwise.isnan(y), x, indexing.where(elementwise.isnan(x), y, elementwise.minimum(x, y)))
+
+
+def float_power(x, y):
+    """``x ** y`` computed in float64 (complex128 for complex input), as NumPy's ``float_power``."""
+    return elementwise.power(_widen(x), _widen(y))
+
+
+def _widen(x):
+    if not hasattr(getval(x), "dtype"):
+        return x
+    return dtypes.astype(x, dtypes.complex128 if declare.iscomplexobj(x) else dtypes.float64)
+
+
+@shapes.array_like("x")
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN and infinities replaced by finite numbers (real input); the derivative is 0 at replaced entries."""
+    value = getval(x)
+    backend = backend_of(value, op="nan_to_num")
+    finfo = backend.finfo(value.dtype if hasattr(value, "dtype") else backend.dtype(type(value)))
+    posinf = finfo.max if posinf is None else posinf
+    neginf = finfo.min if neginf is None else neginf
+    infinite = elementwise.isinf(x)
+    return indexing.where(
+        elementwise.logical_and(infinite, x > 0),
+        posinf,
+        indexing.where(elementwise.logical_and(infinite, x < 0), neginf, indexing.where(elementwise.isnan(x), nan, x)),
+    )
+
+
+def angle(z, deg=False):
+    """The argument of ``z``: ``arctan2(imag(z), real(z))`` (0 or pi for real input)."""
+    if declare.iscomplexobj(z):
+        result = elementwise.arctan2(elementwise.imag(z), elementwise.real(z))
+    else:
+        result = indexing.where(elementwise.less(z, 0), _np.pi, dtypes.zeros_like(z))
+    return rad2deg(result) if deg else result
+
+
+@notrace_primitive
+def isposinf(x):
+    return elementwise.logical_and(elementwise.isinf(x), elementwise.greater(x, 0))
+
+
+@notrace_primitive
+def isneginf(x):
+    return elementwise.logical_and(elementwise.isinf(x), elementwise.less(x, 0))
+
+
+@notrace_primitive
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    backend = backend_of(a, b, op="isclose")
+    close = backend.logical_or(backend.equal(a, b), backend.abs(backend.subtract(a, b)) <= atol + rtol * backend.abs(b))
+    if equal_nan:
+        close = backend.logical_or(close, backend.logical_and(backend.isnan(a), backend.isnan(b)))
+    return close
+
+
+@notrace_primitive
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(reductions.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@notrace_primitive
+def array_equal(a, b):
+    return shapes.shape(a) == shapes.shape(b) and bool(reductions.all(elementwise.equal(a, b)))
+
+
+@notrace_primitive
+def array_equiv(a, b):
+    try:
+        return bool(reductions.all(elementwise.equal(a, b)))
+    except ValueError:
+        return False
+
+
+@notrace_primitive
+def iscomplex(x):
+    return elementwise.not_equal(elementwise.imag(x), 0) if declare.iscomplexobj(x) else dtypes.zeros_like(x, dtype=bool)
+
+
+@notrace_primitive
+def isreal(x):
+    return elementwise.equal(elementwise.imag(x), 0) if declare.iscomplexobj(x) else dtypes.ones_like(x, dtype=bool)

@@ -48,12 +48,12 @@ from ..core.wrapping import wraps
 from .declare import zero_derivative
 from .random import _to_default_backend
 from .selection import searchsorted as _searchsorted
-from .wrapper import argmax as _argmax
-from .wrapper import argmin as _argmin
-from .wrapper import iscomplexobj as _iscomplexobj
-from .wrapper import isnan as _isnan
-from .wrapper import ravel as _ravel
-from .wrapper import where as _where
+from .declare import iscomplexobj as _iscomplexobj
+from .elementwise import isnan as _isnan
+from .indexing import where as _where
+from .reductions import argmax as _argmax
+from .reductions import argmin as _argmin
+from .shapes import ravel as _ravel
 
 #: function -> why adcore has no derivative for it (``python -m adcore.coverage`` lists them)
 derivatives_not_implemented = {}

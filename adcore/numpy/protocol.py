@@ -22,7 +22,7 @@ import importlib
 import numpy as _np
 
 from . import signatures
-from . import wrapper as anp
+from . import dtypes, shapes
 
 #: NumPy's modules whose functions are dispatched, and adcore's counterparts (module paths)
 _MODULES = {"numpy": "adcore.numpy", "numpy.linalg": "adcore.numpy.linalg", "numpy.fft": "adcore.numpy.fft"}
@@ -104,11 +104,11 @@ def _ufunc_method(ufunc, method, inputs, kwargs):
         result = getattr(signatures, _ACCUMULATE[name])(*inputs, axis=kwargs.pop("axis", 0), **kwargs)
     elif method == "outer" and ufunc.nin == 2 and ufunc in _counterpart_table():
         a, b = inputs
-        a = anp.reshape(a, anp.shape(a) + (1,) * anp.ndim(b))
+        a = shapes.reshape(a, shapes.shape(a) + (1,) * shapes.ndim(b))
         result = _counterpart_table()[ufunc](a, b, **kwargs)
     else:
         _refuse(numpy_name, "adcore has no counterpart of this ufunc method", _use(f"adcore.numpy.{_REDUCE.get(name, name)}"))
-    return result if dtype is None else anp.astype(result, dtype)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 def _check_ufunc_keywords(kwargs, numpy_name, name):

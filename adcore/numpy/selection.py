@@ -27,7 +27,7 @@ import numpy as _np
 from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, notrace_primitive, primitive
-from . import wrapper as anp
+from . import dtypes, elementwise, indexing, shapes
 from .declare import metadata, unbroadcast
 
 # ---- gathers and their adjoints ----
@@ -77,7 +77,7 @@ def take(a, indices, axis=None):
     a_shape = _shape(a)
     if axis is None:
         a, a_shape, axis = backend.reshape(a, (-1,)), (_size(a_shape),), 0
-    axis = anp._normalize_axis(axis, len(a_shape), "take")
+    axis = shapes._normalize_axis(axis, len(a_shape), "take")
     taken = backend.take(a, backend.reshape(indices, (-1,)), axis=axis)
     return backend.reshape(taken, a_shape[:axis] + tuple(indices.shape) + a_shape[axis + 1 :])
 
@@ -93,7 +93,7 @@ def untake_axis(g, indices, axis, a_shape):
     return _scatter_flat(backend, g, positions, a_shape)
 
 
-defvjp(take, lambda ans, a, indices, axis=None: lambda g: untake_axis(g, indices, axis, anp.shape(a)), None)
+defvjp(take, lambda ans, a, indices, axis=None: lambda g: untake_axis(g, indices, axis, shapes.shape(a)), None)
 defjvp(take, "same", None)
 defvjp(untake_axis, lambda ans, g, indices, axis, a_shape: lambda h: take(h, indices, axis))
 defjvp(untake_axis, "same")
@@ -135,7 +135,7 @@ def take_along_axis(arr, indices, axis=-1):
     indices = _index_array(backend, indices, arr, "take_along_axis")
     if axis is None:
         return backend.take_along_axis(backend.reshape(arr, (-1,)), indices, axis=0)
-    anp._normalize_axis(axis, len(_shape(arr)), "take_along_axis")
+    shapes._normalize_axis(axis, len(_shape(arr)), "take_along_axis")
     return backend.take_along_axis(arr, indices, axis=axis)
 
 
@@ -183,7 +183,7 @@ def _around_axis(shape, axis, name):
     """``(leading, n, trailing)``: the sizes before, along and after ``axis`` (the flat size for None)."""
     if axis is None:
         return 1, _size(shape), 1
-    axis = anp._normalize_axis(axis, len(shape), name)
+    axis = shapes._normalize_axis(axis, len(shape), name)
     return _size(shape[:axis]), shape[axis], _size(shape[axis + 1 :])
 
 
@@ -259,13 +259,13 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     backend = backend_of(a, op="sort")
     if axis is None:
         return backend.sort(backend.reshape(a, (-1,)), axis=-1, stable=True)
-    anp._normalize_axis(axis, len(_shape(a)), "sort")
+    shapes._normalize_axis(axis, len(_shape(a)), "sort")
     return backend.sort(a, axis=axis, stable=True)
 
 
 def grad_sort(ans, a, axis=-1, kind=None, order=None, stable=None):
     permutation = argsort(a, axis)
-    a_shape = anp.shape(a)
+    a_shape = shapes.shape(a)
     return lambda g: untake_along_axis(g, permutation, axis, a_shape)
 
 
@@ -330,7 +330,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     backend = backend_of(a, op="argsort")
     if axis is None:
         return backend.argsort(backend.reshape(a, (-1,)), axis=-1, stable=True)
-    anp._normalize_axis(axis, len(_shape(a)), "argsort")
+    shapes._normalize_axis(axis, len(_shape(a)), "argsort")
     return backend.argsort(a, axis=axis, stable=True)
 
 
@@ -371,8 +371,8 @@ def _check_order(order, name):
 
 
 def _check_kth(kth, a, axis, name):
-    a_shape = anp.shape(a)
-    n = _size(a_shape) if axis is None else a_shape[anp._normalize_axis(axis, len(a_shape), name)]
+    a_shape = shapes.shape(a)
+    n = _size(a_shape) if axis is None else a_shape[shapes._normalize_axis(axis, len(a_shape), name)]
     for k in _as_sequence(kth):
         if not -n <= int(k) < n:
             raise ValueError(f"{name}: kth(={k}) out of bounds ({n})")
@@ -573,25 +573,25 @@ def _quantile(a, q, axis, out, method, keepdims, weights, scale, skip_nan, name)
     ``median`` computes it)."""
     if out is not None:
         raise TypeError(f"{name}: out= is not supported (adcore arrays are immutable); use the returned array")
-    a = anp.asarray(a)
+    a = shapes.asarray(a)
     if not backend_of(getval(a)).isdtype(getval(a).dtype, "real floating"):
-        a = anp.astype(a, anp.float64)
+        a = dtypes.astype(a, dtypes.float64)
     x, kept_shape, keepdims_shape = _reduced_axes_last(a, axis, name)
     if weights is not None:
         weights = _weights(weights, getval(a), axis, skip_nan, name)
-    n = anp.shape(x)[-1]
+    n = shapes.shape(x)[-1]
     if n == 0:
-        raise ValueError(f"{name}: cannot take a quantile of an empty slice (shape {anp.shape(a)}, axis {axis})")
+        raise ValueError(f"{name}: cannot take a quantile of an empty slice (shape {shapes.shape(a)}, axis {axis})")
     q = _probabilities(q, x, scale, name)
-    q_shape = anp.shape(q)
-    q = anp.reshape(q, (1,) * len(kept_shape) + (-1,))
+    q_shape = shapes.shape(q)
+    q = shapes.reshape(q, (1,) * len(kept_shape) + (-1,))
     if skip_nan:
-        missing = anp.isnan(x)
+        missing = elementwise.isnan(x)
         count = _count_valid(missing)
         result_is_nan = count == 0
         # NaNs sort last as +inf; a slice of NaNs only becomes zeros (its result is NaN anyway),
         # which keeps inf - inf out of the interpolation
-        x = anp.where(missing, anp.where(result_is_nan, anp.zeros_like(getval(x)), anp.inf), x)
+        x = indexing.where(missing, indexing.where(result_is_nan, dtypes.zeros_like(getval(x)), dtypes.inf), x)
     else:
         count = n
         result_is_nan = _any_nan(x)
@@ -600,11 +600,11 @@ def _quantile(a, q, axis, out, method, keepdims, weights, scale, skip_nan, name)
     else:
         weights = _reduced_axes_last(weights, axis, name)[0]
         if skip_nan:
-            weights = anp.where(getval(missing), anp.zeros_like(weights), weights)
+            weights = indexing.where(getval(missing), dtypes.zeros_like(weights), weights)
         result = take_along_axis(sort(x, axis=-1), _weighted_inverted_cdf(x, weights, q), -1)
-        result_is_nan = anp.logical_or(result_is_nan, _invalid_weights(weights))
-    result = anp.moveaxis(anp.where(result_is_nan, anp.nan, result), -1, 0)
-    return anp.reshape(result, q_shape + (keepdims_shape if keepdims else kept_shape))
+        result_is_nan = elementwise.logical_or(result_is_nan, _invalid_weights(weights))
+    result = shapes.moveaxis(indexing.where(result_is_nan, dtypes.nan, result), -1, 0)
+    return shapes.reshape(result, q_shape + (keepdims_shape if keepdims else kept_shape))
 
 
 def _check_method(method, weights, name):
@@ -637,7 +637,7 @@ def _weights(weights, a, axis, skip_nan, name):
     if w_shape != a_shape:
         if axis is None:
             raise TypeError(f"{name}: axis must be given when the shapes of a {a_shape} and weights {w_shape} differ")
-        axes = tuple(anp._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
+        axes = tuple(shapes._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
         if w_shape != tuple(a_shape[ax] for ax in axes):
             raise ValueError(
                 f"{name}: weights of shape {w_shape} do not fit a of shape {a_shape} along axis {axis}: "
@@ -646,7 +646,7 @@ def _weights(weights, a, axis, skip_nan, name):
         order = tuple(sorted(range(len(axes)), key=axes.__getitem__))
         along = tuple(a_shape[d] if d in axes else 1 for d in range(len(a_shape)))
     elif axis is not None:
-        axes = tuple(anp._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
+        axes = tuple(shapes._normalize_axis(ax, len(a_shape), name) for ax in _as_sequence(axis))
     if on_host:
         host = _np.asarray(raw, dtype=_np.float64)
         if _np.any(host < 0):
@@ -711,21 +711,21 @@ def _invalid_weights(weights):
 def _reduced_axes_last(a, axis, name):
     """``(x, kept_shape, keepdims_shape)``: ``a`` with the axes ``axis`` moved last (in their order)
     and merged into one, the shape of the other axes, and ``a``'s shape with 1 on the reduced axes."""
-    a_shape = anp.shape(a)
+    a_shape = shapes.shape(a)
     ndim = len(a_shape)
     if axis is None:
         axes = list(range(ndim))
     else:
-        axes = sorted(anp._normalize_axis(ax, ndim, name) for ax in _as_sequence(axis))
+        axes = sorted(shapes._normalize_axis(ax, ndim, name) for ax in _as_sequence(axis))
         if len(set(axes)) != len(axes):
             raise ValueError(f"{name}: repeated axis in {axis}")
     kept = [d for d in range(ndim) if d not in axes]
     if kept + axes != list(range(ndim)):
-        a = anp.transpose(a, kept + axes)
+        a = shapes.transpose(a, kept + axes)
     kept_shape = tuple(a_shape[d] for d in kept)
     merged = kept_shape + (_size(tuple(a_shape[d] for d in axes)),)
-    if anp.shape(a) != merged:
-        a = anp.reshape(a, merged)
+    if shapes.shape(a) != merged:
+        a = shapes.reshape(a, merged)
     return a, kept_shape, tuple(1 if d in axes else n for d, n in enumerate(a_shape))
 
 
@@ -744,8 +744,8 @@ def _probabilities(q, x, scale, name):
         return backend.from_numpy(q / scale, dtype=x_value.dtype, device=backend.device(x_value))
     backend_of(x_value, getval(q), op=name)  # an array q must be on x's backend and device
     if scale != 1.0:
-        q = anp.divide(q, scale)
-    return q if getval(q).dtype == x_value.dtype else anp.astype(q, x_value.dtype)
+        q = elementwise.divide(q, scale)
+    return q if getval(q).dtype == x_value.dtype else dtypes.astype(q, x_value.dtype)
 
 
 def _order_statistic(x, q, count, method):
@@ -760,54 +760,58 @@ def _order_statistic(x, q, count, method):
     n = count if isinstance(count, int) else _as_float(count, q)
     last = count - 1 if isinstance(count, int) else _as_float(count - 1, q)
     if method in ("linear", "lower", "higher", "nearest", "midpoint", "median"):
-        position = anp.multiply(q, last)
+        position = elementwise.multiply(q, last)
     elif method in _ALPHA_BETA:
         alpha, beta = _ALPHA_BETA[method]
-        position = anp.subtract(anp.add(anp.multiply(q, n), anp.add(alpha, anp.multiply(q, 1 - alpha - beta))), 1.0)
+        position = elementwise.subtract(
+            elementwise.add(elementwise.multiply(q, n), elementwise.add(alpha, elementwise.multiply(q, 1 - alpha - beta))), 1.0
+        )
     else:  # inverted_cdf, averaged_inverted_cdf, closest_observation
-        position = anp.subtract(anp.multiply(q, n), 1.0)
+        position = elementwise.subtract(elementwise.multiply(q, n), 1.0)
         if method == "closest_observation":
-            position = anp.subtract(position, 0.5)
+            position = elementwise.subtract(position, 0.5)
     at = getval(position)
-    below = anp.floor(at)
+    below = elementwise.floor(at)
     whole = below == at
     if method in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):
         if method == "inverted_cdf":
-            index = anp.where(whole, below, below + 1.0)
+            index = indexing.where(whole, below, below + 1.0)
         elif method == "closest_observation":  # at a tie, the even order statistic (1-based)
-            index = anp.where(anp.logical_and(whole, anp.remainder(below, 2.0) == 1.0), below, below + 1.0)
+            index = indexing.where(elementwise.logical_and(whole, elementwise.remainder(below, 2.0) == 1.0), below, below + 1.0)
         else:
-            index = {"lower": anp.floor, "higher": anp.ceil, "nearest": anp.round}[method](at)
+            index = {"lower": elementwise.floor, "higher": elementwise.ceil, "nearest": elementwise.round}[method](at)
         return take_along_axis(x, _as_index(_clip(index, last)), -1)
     lower = take_along_axis(x, _as_index(_clip(below, last)), -1)
     if method == "median":
-        return anp.multiply(anp.add(lower, take_along_axis(x, _as_index(_clip(anp.ceil(at), last)), -1)), 0.5)
+        return elementwise.multiply(
+            elementwise.add(lower, take_along_axis(x, _as_index(_clip(elementwise.ceil(at), last)), -1)), 0.5
+        )
     upper = take_along_axis(x, _as_index(_clip(below + 1.0, last)), -1)
     if method == "midpoint":
-        t = anp.where(whole, anp.zeros_like(at), anp.full_like(at, 0.5))
+        t = indexing.where(whole, dtypes.zeros_like(at), dtypes.full_like(at, 0.5))
     elif method == "averaged_inverted_cdf":
-        t = anp.where(whole, anp.full_like(at, 0.5), anp.ones_like(at))
+        t = indexing.where(whole, dtypes.full_like(at, 0.5), dtypes.ones_like(at))
     else:
-        t = anp.subtract(position, below)
+        t = elementwise.subtract(position, below)
     # where the position is clipped to an end both order statistics are that end: t = 0 makes
     # its derivative exactly 1 (and t's derivative in q 0)
-    inside = anp.logical_and(anp.greater_equal(at, 0.0), anp.less(at, last))
-    return _lerp(lower, upper, anp.where(inside, t, anp.zeros_like(at)))
+    inside = elementwise.logical_and(elementwise.greater_equal(at, 0.0), elementwise.less(at, last))
+    return _lerp(lower, upper, indexing.where(inside, t, dtypes.zeros_like(at)))
 
 
 def _clip(index, last):
     """The float array of whole numbers ``index`` clipped to ``[0, last]`` (to 0 if ``last < 0``,
     a slice without entries)."""
-    return anp.maximum(anp.minimum(index, last), 0.0)
+    return elementwise.maximum(elementwise.minimum(index, last), 0.0)
 
 
 def _lerp(lower, upper, t):
     """``lower + t * (upper - lower)``, as ``upper - (1 - t) * (upper - lower)`` for ``t >= 1/2``
     (NumPy's ``_lerp``: exact at both ends)."""
-    difference = anp.subtract(upper, lower)
-    from_lower = anp.add(lower, anp.multiply(difference, t))
-    from_upper = anp.subtract(upper, anp.multiply(difference, anp.subtract(1.0, t)))
-    return anp.where(t >= 0.5, from_upper, from_lower)
+    difference = elementwise.subtract(upper, lower)
+    from_lower = elementwise.add(lower, elementwise.multiply(difference, t))
+    from_upper = elementwise.subtract(upper, elementwise.multiply(difference, elementwise.subtract(1.0, t)))
+    return indexing.where(t >= 0.5, from_upper, from_lower)
 
 
 @notrace_primitive

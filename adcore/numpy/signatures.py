@@ -22,7 +22,7 @@ from backends import backend_of
 
 from ..core import getval, isbox, notrace_primitive
 from . import einsum as _einsum
-from . import wrapper as anp
+from . import creation, declare, dtypes, elementwise, indexing, reductions, shapes
 from .linalg import _NO_VALUE
 from .passthrough import _check_order, _creation_backend, _creation_device
 from .selection import take as _take
@@ -84,7 +84,7 @@ def _mask(where, x):
         raw = getval(x)
         backend = backend_of(raw, op="where")
         where = backend.from_numpy(_np.asarray(where, dtype=bool), device=backend.device(raw) if hasattr(raw, "shape") else None)
-    return anp.broadcast_to(where, anp.shape(x))
+    return shapes.broadcast_to(where, shapes.shape(x))
 
 
 # ---- reductions ----
@@ -92,45 +92,45 @@ def _mask(where, x):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The sum over ``axis`` (all axes when None) of the entries where ``where`` holds, plus ``initial``."""
-    return _masked(anp.sum, anp.add, 0, "sum", a, axis, dtype, out, keepdims, initial, where)
+    return _masked(reductions.sum, elementwise.add, 0, "sum", a, axis, dtype, out, keepdims, initial, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The product over ``axis`` of the entries where ``where`` holds, times ``initial``."""
-    return _masked(anp.prod, anp.multiply, 1, "prod", a, axis, dtype, out, keepdims, initial, where)
+    return _masked(reductions.prod, elementwise.multiply, 1, "prod", a, axis, dtype, out, keepdims, initial, where)
 
 
 def _masked(reduce, combine, identity, name, a, axis, dtype, out, keepdims, initial, where):
     """``reduce`` of ``a`` with the entries outside ``where`` replaced by ``identity``, combined with ``initial``."""
     _no_out(out, name)
-    a = anp._as_array(a)
+    a = shapes._as_array(a)
     if _given(where) and where is not True:
-        a = anp.where(_mask(where, a), a, identity)
+        a = indexing.where(_mask(where, a), a, identity)
     result = reduce(a, axis=axis, dtype=dtype, keepdims=keepdims)
     return combine(result, initial) if _given(initial) else result
 
 
 def _extreme(reduce, combine, name, a, axis, out, keepdims, initial, where):
     _no_out(out, name)
-    a = anp._as_array(a)
+    a = shapes._as_array(a)
     if _given(where) and where is not True:
         if not _given(initial):
             raise ValueError(
                 f"reduction operation '{name}' does not have an identity, so to use a where mask one has to specify 'initial'"
             )
-        a = anp.where(_mask(where, a), a, initial)
+        a = indexing.where(_mask(where, a), a, initial)
     result = reduce(a, axis=axis, keepdims=keepdims)
     return combine(result, initial) if _given(initial) else result
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The largest entry over ``axis`` (all axes when None), of those where ``where`` holds and ``initial``."""
-    return _extreme(anp.max, anp.maximum, "maximum", a, axis, out, keepdims, initial, where)
+    return _extreme(reductions.max, elementwise.maximum, "maximum", a, axis, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
     """The smallest entry over ``axis`` (all axes when None), of those where ``where`` holds and ``initial``."""
-    return _extreme(anp.min, anp.minimum, "minimum", a, axis, out, keepdims, initial, where)
+    return _extreme(reductions.min, elementwise.minimum, "minimum", a, axis, out, keepdims, initial, where)
 
 
 amax, amin = max, min
@@ -139,20 +139,20 @@ amax, amin = max, min
 def ptp(a, axis=None, out=None, keepdims=False):
     """``max - min`` over ``axis``."""
     _no_out(out, "ptp")
-    return anp.ptp(a, axis=axis, keepdims=keepdims)
+    return reductions.ptp(a, axis=axis, keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NO_VALUE):
     """The mean over ``axis`` of the entries where ``where`` holds (computed in ``dtype`` if given)."""
     _no_out(out, "mean")
-    a = anp._as_array(a)
+    a = shapes._as_array(a)
     if dtype is not None:
-        a = anp.astype(a, dtype)
+        a = dtypes.astype(a, dtype)
     if not _given(where) or where is True:
-        return anp.mean(a, axis=axis, keepdims=keepdims)
+        return reductions.mean(a, axis=axis, keepdims=keepdims)
     mask = _mask(where, a)
-    count = anp.sum(anp.astype(mask, getval(a).dtype), axis=axis, keepdims=keepdims)
-    return anp.sum(anp.where(mask, a, 0), axis=axis, keepdims=keepdims) / count
+    count = reductions.sum(dtypes.astype(mask, getval(a).dtype), axis=axis, keepdims=keepdims)
+    return reductions.sum(indexing.where(mask, a, 0), axis=axis, keepdims=keepdims) / count
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE, correction=_NO_VALUE):
@@ -163,73 +163,79 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
         if ddof != 0:
             raise ValueError("var: ddof and correction can't be provided simultaneously")
         ddof = correction
-    a = anp._as_array(a)
+    a = shapes._as_array(a)
     if dtype is not None:
-        a = anp.astype(a, dtype)
+        a = dtypes.astype(a, dtype)
     if (not _given(where) or where is True) and not _given(mean):
-        return anp.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
+        return reductions.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
     mask = _mask(True if not _given(where) else where, a)
     center = mean if _given(mean) else globals()["mean"](a, axis=axis, keepdims=True, where=mask)
-    centered = anp.subtract(a, center)
-    squared = anp.real(anp.multiply(centered, anp.conj(centered))) if anp.iscomplexobj(a) else anp.square(centered)
-    count = anp.sum(anp.astype(mask, getval(squared).dtype), axis=axis, keepdims=keepdims)
-    return anp.sum(anp.where(mask, squared, 0), axis=axis, keepdims=keepdims) / anp.maximum(count - ddof, 0)
+    centered = elementwise.subtract(a, center)
+    squared = (
+        elementwise.real(elementwise.multiply(centered, elementwise.conj(centered)))
+        if declare.iscomplexobj(a)
+        else elementwise.square(centered)
+    )
+    count = reductions.sum(dtypes.astype(mask, getval(squared).dtype), axis=axis, keepdims=keepdims)
+    return reductions.sum(indexing.where(mask, squared, 0), axis=axis, keepdims=keepdims) / elementwise.maximum(count - ddof, 0)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO_VALUE, mean=_NO_VALUE, correction=_NO_VALUE):
     """The square root of :func:`var`, with the same arguments."""
-    return anp.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))
+    return elementwise.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """The cumulative sum along ``axis`` (of the flattened ``a`` when None), in ``dtype`` if given."""
     _no_out(out, "cumsum")
-    a = anp._as_array(a)
-    return anp.cumsum(a if dtype is None else anp.astype(a, dtype), axis=axis)
+    a = shapes._as_array(a)
+    return reductions.cumsum(a if dtype is None else dtypes.astype(a, dtype), axis=axis)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """The cumulative product along ``axis`` (of the flattened ``a`` when None), in ``dtype`` if given."""
     _no_out(out, "cumprod")
-    a = anp._as_array(a)
-    return anp.cumprod(a if dtype is None else anp.astype(a, dtype), axis=axis)
+    a = shapes._as_array(a)
+    return reductions.cumprod(a if dtype is None else dtypes.astype(a, dtype), axis=axis)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """The sum of the ``offset`` diagonal over ``axis1`` and ``axis2``, in ``dtype`` if given."""
     _no_out(out, "trace")
-    result = anp.trace(a, offset, axis1, axis2)
-    return result if dtype is None else anp.astype(result, dtype)
+    result = reductions.trace(a, offset, axis1, axis2)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 @notrace_primitive
 def any(a, axis=None, out=None, keepdims=False, *, where=True):
     """Whether any entry over ``axis`` (of those where ``where`` holds) is true (not differentiable)."""
     _no_out(out, "any")
-    a = anp._as_array(a)
-    return anp.any(a if where is True else anp.logical_and(a, where), axis=axis, keepdims=keepdims)
+    a = shapes._as_array(a)
+    return reductions.any(a if where is True else elementwise.logical_and(a, where), axis=axis, keepdims=keepdims)
 
 
 @notrace_primitive
 def all(a, axis=None, out=None, keepdims=False, *, where=True):
     """Whether every entry over ``axis`` (of those where ``where`` holds) is true (not differentiable)."""
     _no_out(out, "all")
-    a = anp._as_array(a)
-    return anp.all(a if where is True else anp.logical_or(a, anp.logical_not(where)), axis=axis, keepdims=keepdims)
+    a = shapes._as_array(a)
+    return reductions.all(
+        a if where is True else elementwise.logical_or(a, elementwise.logical_not(where)), axis=axis, keepdims=keepdims
+    )
 
 
 @notrace_primitive
 def argmax(a, axis=None, out=None, *, keepdims=False):
     """The index of the largest entry along ``axis`` (of the flattened ``a`` when None)."""
     _no_out(out, "argmax")
-    return anp.argmax(a, axis=axis, keepdims=keepdims)
+    return reductions.argmax(a, axis=axis, keepdims=keepdims)
 
 
 @notrace_primitive
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """The index of the smallest entry along ``axis`` (of the flattened ``a`` when None)."""
     _no_out(out, "argmin")
-    return anp.argmin(a, axis=axis, keepdims=keepdims)
+    return reductions.argmin(a, axis=axis, keepdims=keepdims)
 
 
 # ---- elementwise and shape ----
@@ -241,12 +247,12 @@ def round(a, decimals=0, out=None):
     as NumPy's (``rint(a * 10**decimals) / 10**decimals``); not differentiable (derivative 0 almost everywhere)."""
     _no_out(out, "round")
     if decimals == 0:
-        return anp.round(a)
+        return elementwise.round(a)
     if decimals > 0:
         scale = 10.0**decimals
-        return anp.divide(anp.round(anp.multiply(a, scale)), scale)
+        return elementwise.divide(elementwise.round(elementwise.multiply(a, scale)), scale)
     scale = 10.0 ** (-decimals)
-    return anp.multiply(anp.round(anp.divide(a, scale)), scale)
+    return elementwise.multiply(elementwise.round(elementwise.divide(a, scale)), scale)
 
 
 around = round
@@ -257,7 +263,7 @@ def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=None, max=None):
     _no_out(out, "clip")
     low = a_min if _given(a_min) else min
     high = a_max if _given(a_max) else max
-    return anp.clip(a, low, high)
+    return indexing.clip(a, low, high)
 
 
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
@@ -272,10 +278,10 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError("reshape: the 'shape' argument is required")
     if order == "F":
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        return anp.transpose(anp.reshape(anp.transpose(a), shape[::-1]))
+        return shapes.transpose(shapes.reshape(shapes.transpose(a), shape[::-1]))
     if order not in ("C", "A"):
         raise ValueError(f"reshape: order must be one of 'C', 'F', 'A', not {order!r}")
-    return anp.reshape(a, shape)
+    return shapes.reshape(a, shape)
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
@@ -283,26 +289,26 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     out-of-range indices into range first, as in NumPy."""
     _no_out(out, "take")
     if mode != "raise":
-        indices = _index_mode(getval(indices), anp.size(a) if axis is None else anp.shape(a)[axis], mode)
+        indices = _index_mode(getval(indices), shapes.size(a) if axis is None else shapes.shape(a)[axis], mode)
     return _take(a, indices, axis=axis)
 
 
 def _index_mode(indices, n, mode):
     if mode == "wrap":
-        return anp.remainder(indices, n) if hasattr(indices, "shape") else _np.remainder(indices, n).tolist()
+        return elementwise.remainder(indices, n) if hasattr(indices, "shape") else _np.remainder(indices, n).tolist()
     if mode == "clip":
-        return anp.clip(indices, 0, n - 1) if hasattr(indices, "shape") else _np.clip(indices, 0, n - 1).tolist()
+        return indexing.clip(indices, 0, n - 1) if hasattr(indices, "shape") else _np.clip(indices, 0, n - 1).tolist()
     raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along ``axis`` (flattened first when ``axis`` is None), cast to ``dtype`` if given."""
     _no_out(out, "concatenate")
-    arrays = anp._sequence(arrays, "concatenate")
+    arrays = shapes._sequence(arrays, "concatenate")
     if axis is None:
-        arrays, axis = [anp.ravel(x) for x in arrays], 0
-    result = anp.concatenate(arrays, axis=axis)
-    return result if dtype is None else anp.astype(result, dtype)
+        arrays, axis = [shapes.ravel(x) for x in arrays], 0
+    result = shapes.concatenate(arrays, axis=axis)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
@@ -311,7 +317,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
     _no_out(out, "einsum")
     _check_order(order, "einsum")
     result = _einsum.einsum(*operands)
-    return result if dtype is None else anp.astype(result, dtype)
+    return result if dtype is None else dtypes.astype(result, dtype)
 
 
 # ---- creation ----
@@ -326,7 +332,7 @@ def zeros(shape, dtype=float, order="C", *, device=None, like=None):
     """An array of zeros of ``shape`` and ``dtype``, by ``like``'s backend or the default one, on ``device``."""
     _check_order(order, "zeros")
     if like is None and device is None:
-        return anp.zeros(shape, dtype)
+        return creation.zeros(shape, dtype)
     return _made(lambda b, *a, **k: b.zeros(*a, **k), like, device, dtype, shape)
 
 
@@ -334,7 +340,7 @@ def ones(shape, dtype=float, order="C", *, device=None, like=None):
     """An array of ones of ``shape`` and ``dtype``, by ``like``'s backend or the default one, on ``device``."""
     _check_order(order, "ones")
     if like is None and device is None:
-        return anp.ones(shape, dtype)
+        return creation.ones(shape, dtype)
     return _made(lambda b, *a, **k: b.ones(*a, **k), like, device, dtype, shape)
 
 
@@ -342,7 +348,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """An array of ``shape`` filled with ``fill_value`` (differentiable in an array ``fill_value``)."""
     _check_order(order, "full")
     if (like is None and device is None) or isbox(fill_value) or hasattr(fill_value, "shape"):
-        return anp.full(shape, fill_value, dtype)
+        return creation.full(shape, fill_value, dtype)
     return _made(lambda b, *a, **k: b.full(*a, **k), like, device, dtype, shape, fill_value)
 
 
@@ -350,14 +356,14 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     """The ``N x M`` array with ones on the ``k``-th diagonal."""
     _check_order(order, "eye")
     if like is None and device is None:
-        return anp.eye(N, M, k, dtype)
+        return creation.eye(N, M, k, dtype)
     return _made(lambda b, *a, **kw: b.eye(*a, **kw), like, device, dtype, N, M, k=k)
 
 
 def arange(start, stop=None, step=1, dtype=None, *, device=None, like=None):
     """Evenly spaced numbers in ``[start, stop)`` (``[0, start)`` with one argument)."""
     if like is None and device is None:
-        return anp.arange(start, stop, step, dtype)
+        return creation.arange(start, stop, step, dtype)
     return _made(lambda b, *a, **k: b.arange(*a, **k), like, device, dtype, start, stop, step)
 
 
@@ -375,25 +381,25 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         backend = backend_of(*arrays, op="linspace")
         raw = next((end for end in arrays if hasattr(end, "dtype")), None)  # a traced Python float has none
         raw = backend.asarray(arrays[0]) if raw is None else raw
-        real = anp.real(raw).dtype if anp.iscomplexobj(raw) else raw.dtype
+        real = elementwise.real(raw).dtype if declare.iscomplexobj(raw) else raw.dtype
         real = real if backend.isdtype(real, "real floating") else None
         t = backend.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=real, device=backend.device(raw))
-        ends_ndim = builtins.max(anp.ndim(start), anp.ndim(stop))
+        ends_ndim = builtins.max(shapes.ndim(start), shapes.ndim(stop))
         t = backend.reshape(t, (-1,) + (1,) * ends_ndim)
-        samples = anp.add(start, anp.multiply(anp.subtract(stop, start), t))
+        samples = elementwise.add(start, elementwise.multiply(elementwise.subtract(stop, start), t))
         if axis != 0:
-            samples = anp.moveaxis(samples, 0, axis)
+            samples = shapes.moveaxis(samples, 0, axis)
         if dtype is not None:
-            samples = anp.astype(samples, dtype)
+            samples = dtypes.astype(samples, dtype)
     if not retstep:
         return samples
-    step = anp.divide(anp.subtract(stop, start), divisions) if num > 1 else _np.nan
+    step = elementwise.divide(elementwise.subtract(stop, start), divisions) if num > 1 else _np.nan
     return samples, step
 
 
 def _scalar_linspace(start, stop, num, endpoint, dtype, device):
     if device is None:
-        return anp.linspace(start, stop, num, endpoint=endpoint, dtype=float if dtype is None else dtype)
+        return creation.linspace(start, stop, num, endpoint=endpoint, dtype=float if dtype is None else dtype)
     backend = _creation_backend(None)
     return backend.linspace(
         start, stop, num, endpoint=endpoint, dtype=backend.dtype(float if dtype is None else dtype), device=device
@@ -405,15 +411,15 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     with at least ``ndmin`` dimensions (ones prepended); ``copy=False`` raises ``ValueError`` where a
     copy is needed, as NumPy's. Made by ``like``'s backend when ``object`` holds no array."""
     _check_order(order, "array")
-    if like is not None and not (isbox(object) or hasattr(object, "shape")) and not anp._holds_arrays(_as_list(object)):
+    if like is not None and not (isbox(object) or hasattr(object, "shape")) and not shapes._holds_arrays(_as_list(object)):
         backend = _creation_backend(like)
         result = backend.asarray(object, dtype=backend.dtype(dtype), device=backend.device(getval(like)))
     elif copy is False or copy is None:
         result = _without_copy(object, dtype, copy)
     else:
-        result = anp.array(object, dtype)
-    n = anp.ndim(result)
-    return anp.reshape(result, (1,) * (ndmin - n) + anp.shape(result)) if n < ndmin else result
+        result = shapes.array(object, dtype)
+    n = shapes.ndim(result)
+    return shapes.reshape(result, (1,) * (ndmin - n) + shapes.shape(result)) if n < ndmin else result
 
 
 def _as_list(obj):
@@ -422,13 +428,13 @@ def _as_list(obj):
 
 def _without_copy(obj, dtype, copy):
     if isbox(obj):
-        return anp.asarray(obj, dtype)
+        return shapes.asarray(obj, dtype)
     if hasattr(obj, "shape"):
         backend = backend_of(obj, op="array")
         return backend.asarray(obj, dtype=backend.dtype(dtype), copy=copy)
     if copy is False:
         raise ValueError("array: Unable to avoid copy while creating an array as requested (copy=False).")
-    return anp.array(obj, dtype)
+    return shapes.array(obj, dtype)
 
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
@@ -439,7 +445,7 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         return array(a, dtype, copy=True, like=like)
     if copy is False:
         return array(a, dtype, copy=False)
-    result = anp.asarray(a, dtype)
+    result = shapes.asarray(a, dtype)
     if device is not None and not isbox(result):
         backend = backend_of(result, op="asarray")
         return backend.asarray(result, device=device) if backend.multi_device else result
@@ -466,8 +472,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     differentiable in a traced ``fill_value`` (broadcast to the shape)."""
     if isbox(fill_value) or hasattr(fill_value, "shape"):
         _check_order(order, "full_like")
-        filled = anp.broadcast_to(fill_value, anp.shape(a) if shape is None else _shape_tuple(shape))
-        return anp.astype(filled, getval(a).dtype if dtype is None else dtype)
+        filled = shapes.broadcast_to(fill_value, shapes.shape(a) if shape is None else _shape_tuple(shape))
+        return dtypes.astype(filled, getval(a).dtype if dtype is None else dtype)
     return _like("full", a, fill_value, dtype, order, shape, device)
 
 
@@ -479,7 +485,7 @@ def _like(kind, a, fill_value, dtype, order, shape, device):
     _check_order(order, f"{kind}_like")
     raw = getval(a)
     if not hasattr(raw, "shape"):
-        raw = anp.asarray(raw)
+        raw = shapes.asarray(raw)
     backend = backend_of(raw, op=f"{kind}_like")
     shape = tuple(raw.shape) if shape is None else _shape_tuple(shape)
     dtype = raw.dtype if dtype is None else backend.dtype(dtype)

@@ -8,10 +8,9 @@ import numpy as _np
 from backends import array_backend, default_backend, get_backend
 
 from ..core import VSpace, getval
-from . import wrapper as anp
+from . import elementwise, reductions, shapes
 from .boxes import SCALAR_TYPES
-from .declare import in_place_backend
-from .wrapper import _is_dtype_kind
+from .declare import _is_dtype_kind, in_place_backend
 
 
 class ArrayVSpace(VSpace):
@@ -64,7 +63,7 @@ class ArrayVSpace(VSpace):
     def randn(self, rng=None):
         return self.backend.random_normal(_np.random if rng is None else rng, self.shape, self.dtype, self.device)
 
-    add = staticmethod(anp.add)
+    add = staticmethod(elementwise.add)
     add_needs_space = False
 
     @staticmethod
@@ -73,23 +72,23 @@ class ArrayVSpace(VSpace):
         if in_place_backend(x, y) is not None:
             x += y
             return x
-        return anp.add(x, y)
+        return elementwise.add(x, y)
 
     def scalar_mul(self, x, a):
-        return anp.multiply(x, a)
+        return elementwise.multiply(x, a)
 
     def writable(self, value):
-        """``value``, or a copy of it (``anp._owned_copy``, which ``adcore.jit`` records) where ``Backend.unwritable``."""
-        return anp._owned_copy(value) if self.backend.unwritable(getval(value)) else value
+        """``value``, or a copy of it (``elementwise._owned_copy``, which ``adcore.jit`` records) where ``Backend.unwritable``."""
+        return elementwise._owned_copy(value) if self.backend.unwritable(getval(value)) else value
 
     def inner_prod(self, x, y):
         """``Re(sum(conj(x) * y))``: the real inner product, also for complex spaces."""
         if self.iscomplex:
-            return anp.real(anp.sum(anp.multiply(anp.conj(x), y)))
-        return anp.sum(anp.multiply(x, y))
+            return elementwise.real(reductions.sum(elementwise.multiply(elementwise.conj(x), y)))
+        return reductions.sum(elementwise.multiply(x, y))
 
     def covector(self, x):
-        return anp.conj(x) if self.iscomplex else x
+        return elementwise.conj(x) if self.iscomplex else x
 
     def __eq__(self, other):
         """Same shape, dtype and backend, and same device unless one is a Python scalar's (which
@@ -105,7 +104,7 @@ class ArrayVSpace(VSpace):
     def mismatch(self, value):
         """How ``value`` differs from this space in shape or dtype, or None. Python scalars are weakly typed:
         one fits any 0-d space, and the space of one (no device) takes any dtype."""
-        shape = anp.shape(value)
+        shape = shapes.shape(value)
         if shape != self.shape:
             return f"shape {shape} instead of {self.shape}"
         dtype = getattr(value, "dtype", None)

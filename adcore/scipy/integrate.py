@@ -29,9 +29,10 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import defjvp_argnums, defvjp_argnums, getval, isbox, primitive
 from ..misc.flatten import flatten
-from ..numpy import wrapper as anp
+from ..numpy import dtypes, reductions, shapes
 from ..numpy.declare import broadcast, metadata, unbroadcast
 from ..operators import make_jvp, make_vjp
 
@@ -129,7 +130,7 @@ def odeint(
 
     def dynamics(y, time, flat):
         rate = func(time, y, *unflatten(flat)) if tfirst else func(y, time, *unflatten(flat))
-        return anp.reshape(anp.asarray(rate), (-1,))
+        return shapes.reshape(shapes.asarray(rate), (-1,))
 
     jacobian = None
     if Dfun is not None:
@@ -152,10 +153,10 @@ def odeint(
         "mxords": mxords,
         "printmessg": printmessg,
     }
-    y0, t = anp.asarray(y0), anp.asarray(t)
+    y0, t = shapes.asarray(y0), shapes.asarray(t)
     dtype = _np.result_type(*(getval(x) for x in (y0, t, *_arrays_in(args))), _np.float32)
     dtype = dtype if dtype in (_np.float32, _np.float64) else _np.float64
-    return _odeint(dynamics, anp.reshape(anp.astype(y0, dtype), (-1,)), t, flat_args, options=options, jacobian=jacobian)
+    return _odeint(dynamics, shapes.reshape(anp.astype(y0, dtype), (-1,)), t, flat_args, options=options, jacobian=jacobian)
 
 
 def _arrays_in(value):
@@ -200,16 +201,16 @@ def grad_odeint(argnums, ans, args, kwargs):
         y, adjoint = state[:n_y], state[n_y : 2 * n_y]
         vjp, rate = make_vjp(dynamics, (0, 1, 2))(y, time, params)
         g_y, g_t, g_p = vjp(anp.negative(adjoint))
-        return anp.concatenate([rate, g_y, anp.reshape(g_t, (1,)), g_p])
+        return shapes.concatenate([rate, g_y, shapes.reshape(g_t, (1,)), g_p])
 
     def vjp(g):
-        g_y, g_t0, g_p = g[-1], anp.zeros_like(getval(g)[0, 0]), anp.zeros_like(flat_args)
+        g_y, g_t0, g_p = g[-1], dtypes.zeros_like(getval(g)[0, 0]), dtypes.zeros_like(flat_args)
         g_times = []
         for i in range(anp.shape(t)[0] - 1, 0, -1):
-            g_ti = anp.sum(anp.multiply(dynamics(ans[i], t[i], flat_args), g[i]))
+            g_ti = reductions.sum(anp.multiply(dynamics(ans[i], t[i], flat_args), g[i]))
             g_times.append(g_ti)
             g_t0 = anp.subtract(g_t0, g_ti)
-            state = anp.concatenate([ans[i], g_y, anp.reshape(g_t0, (1,)), g_p])
+            state = shapes.concatenate([ans[i], g_y, shapes.reshape(g_t0, (1,)), g_p])
             final = _odeint(augmented, state, anp.stack([t[i], t[i - 1]]), flat_args, options=options)[1]
             g_y, g_t0, g_p = anp.add(final[n_y : 2 * n_y], g[i - 1]), final[2 * n_y], final[2 * n_y + 1 :]
         g_times.append(g_t0)
@@ -225,21 +226,21 @@ def jvp_odeint(argnums, gs, ans, args, kwargs):
     options = kwargs.get("options") or {}
     tangents = dict(zip(argnums, gs))
     n_y, n_p = anp.size(y0), anp.size(flat_args)
-    dy0 = tangents.get(1, anp.zeros_like(y0))
-    dp = tangents.get(3, anp.zeros_like(flat_args))
+    dy0 = tangents.get(1, dtypes.zeros_like(y0))
+    dp = tangents.get(3, dtypes.zeros_like(flat_args))
 
     def sensitivity(state, time, params):
         def rate(z):
             return dynamics(z[:n_y], time, z[n_y:])
 
-        y_and_p = anp.concatenate([state[:n_y], params[:n_p]])
-        value, tangent = make_jvp(rate)(y_and_p)(anp.concatenate([state[n_y:], params[n_p:]]))
-        return anp.concatenate([value, tangent])
+        y_and_p = shapes.concatenate([state[:n_y], params[:n_p]])
+        value, tangent = make_jvp(rate)(y_and_p)(shapes.concatenate([state[n_y:], params[n_p:]]))
+        return shapes.concatenate([value, tangent])
 
     s0 = dy0
     if 2 in tangents:
         s0 = anp.subtract(dy0, anp.multiply(dynamics(y0, t[0], flat_args), tangents[2][0]))
-    solution = _odeint(sensitivity, anp.concatenate([y0, s0]), t, anp.concatenate([flat_args, dp]), options=options)
+    solution = _odeint(sensitivity, shapes.concatenate([y0, s0]), t, shapes.concatenate([flat_args, dp]), options=options)
     tangent = solution[:, n_y:]
     if 2 in tangents:
         rates = anp.stack([dynamics(ans[i], t[i], flat_args) for i in range(anp.shape(t)[0])])

@@ -40,10 +40,11 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import getval, isbox, notrace_primitive
+from ..numpy import creation, declare, dtypes, indexing, reductions, shapes
 from ..numpy import fft as _fft
 from ..numpy import linalg as _np_linalg
-from ..numpy import wrapper as anp
 from ..numpy.arrays import _as_array_like, _from_host, _index_like
 from ..numpy.linalg import _ct, _mm, _symmetric_from, _t
 from ..numpy.numerics import _mode_slice
@@ -73,7 +74,7 @@ def _array(x, like=None):
     """``x`` as an array (of ``like``'s backend if ``like`` is one)."""
     if isbox(x) or hasattr(x, "shape"):
         return x
-    return _as_array_like(x, like) if like is not None and (isbox(like) or hasattr(like, "shape")) else anp.array(x)
+    return _as_array_like(x, like) if like is not None and (isbox(like) or hasattr(like, "shape")) else shapes.array(x)
 
 
 def _zeros(like, shape):
@@ -85,7 +86,7 @@ def _zeros(like, shape):
 def _eps(x):
     raw = getval(x)
     backend = backend_of(raw, op="eps")
-    return float(backend.finfo(anp.real(raw).dtype if anp.iscomplexobj(raw) else raw.dtype).eps)
+    return float(backend.finfo(anp.real(raw).dtype if declare.iscomplexobj(raw) else raw.dtype).eps)
 
 
 # ---- special matrices (linear in their arguments) ----
@@ -94,7 +95,7 @@ def _eps(x):
 def block_diag(*arrs):
     """The block-diagonal matrix of the arrays (0-d and 1-d ones are rows), zeros elsewhere."""
     if not arrs:
-        return anp.zeros((1, 0))
+        return creation.zeros((1, 0))
     blocks = [anp.atleast_2d(_array(a, arrs[0])) for a in arrs]
     like = next((b for b in blocks if isbox(b)), blocks[0])
     dtype = anp.result_type(*[getval(b) for b in blocks])
@@ -105,8 +106,8 @@ def block_diag(*arrs):
         before, after = builtins.sum(widths[:i]), total - builtins.sum(widths[: i + 1])
         height = anp.shape(block)[0]
         pieces = [_zeros(like, (height, before)), anp.astype(block, dtype), _zeros(like, (height, after))]
-        rows.append(anp.concatenate([anp.astype(p, dtype) for p in pieces], axis=1))
-    return anp.concatenate(rows, axis=0)
+        rows.append(shapes.concatenate([anp.astype(p, dtype) for p in pieces], axis=1))
+    return shapes.concatenate(rows, axis=0)
 
 
 def _gathered(values, positions):
@@ -119,16 +120,16 @@ def toeplitz(c, r=None):
     c = anp.ravel(_array(c, r))
     r = anp.conj(c) if r is None else anp.ravel(_array(r, c))
     m, n = anp.shape(c)[0], anp.shape(r)[0]
-    values = anp.concatenate([anp.flip(c, 0), r[1:]])
+    values = shapes.concatenate([anp.flip(c, 0), r[1:]])
     return _gathered(values, m - 1 - _np.arange(m)[:, None] + _np.arange(n)[None, :])
 
 
 def hankel(c, r=None):
     """The Hankel matrix with first column ``c`` and last row ``r`` (default zeros; ``r[0]`` is ignored)."""
     c = anp.ravel(_array(c, r))
-    r = anp.zeros_like(c) if r is None else anp.ravel(_array(r, c))
+    r = dtypes.zeros_like(c) if r is None else anp.ravel(_array(r, c))
     m, n = anp.shape(c)[0], anp.shape(r)[0]
-    values = anp.concatenate([c, r[1:]])
+    values = shapes.concatenate([c, r[1:]])
     return _gathered(values, _np.arange(m)[:, None] + _np.arange(n)[None, :])
 
 
@@ -147,8 +148,8 @@ def companion(a):
     n = anp.shape(a)[0]
     if n < 2:
         raise ValueError("companion: the length of `a` must be at least 2.")
-    first_row = anp.reshape(anp.negative(a[1:]) / a[0], (1, n - 1))
-    return anp.concatenate([first_row, anp.astype(anp.eye_like(first_row)[: n - 2, :], getval(first_row).dtype)], axis=0)
+    first_row = shapes.reshape(anp.negative(a[1:]) / a[0], (1, n - 1))
+    return shapes.concatenate([first_row, anp.astype(anp.eye_like(first_row)[: n - 2, :], getval(first_row).dtype)], axis=0)
 
 
 def convolution_matrix(a, n, mode="full"):
@@ -157,7 +158,7 @@ def convolution_matrix(a, n, mode="full"):
     m = anp.shape(a)[0]
     if n <= 0 or m == 0:
         raise ValueError("convolution_matrix: n must be positive and a not empty")
-    values = anp.concatenate([_zeros(a, (n - 1,)), a, _zeros(a, (n - 1,))])
+    values = shapes.concatenate([_zeros(a, (n - 1,)), a, _zeros(a, (n - 1,))])
     full = _gathered(values, n - 1 + _np.arange(m + n - 1)[:, None] - _np.arange(n)[None, :])
     return _mode_slice(full, m, n, mode, "convolution_matrix", (builtins.min(m, n) - 1) // 2)
 
@@ -174,7 +175,7 @@ def fiedler_companion(a):
     a = anp.ravel(_array(a))
     n = anp.shape(a)[0]
     if n < 3:
-        return anp.reshape(anp.negative(a[1:]) / a[0], (1, 1)) if n == 2 else _zeros(a, (0, 0))
+        return shapes.reshape(anp.negative(a[1:]) / a[0], (1, 1)) if n == 2 else _zeros(a, (0, 0))
     b = anp.divide(a, a[0])
     places = [((0, 0), -1), ((1, 0), None)]  # (row, column), k for -b[k] (None for a one)
     places += [((r, c), None) for r, c in zip(range(3, n - 1, 2), range(1, n - 3, 2))]
@@ -182,10 +183,10 @@ def fiedler_companion(a):
     places += [((r, c), None) for r, c in zip(range(0, n - 3, 2), range(2, n - 1, 2))]
     places += [((r, c), k) for (r, c), k in zip(zip(range(0, n - 2, 2), range(1, n - 1, 2)), range(2, n, 2))]
     places[0] = ((0, 0), 1)
-    ones = anp.ones_like(b[:1])
-    values = anp.concatenate([anp.negative(b[k : k + 1]) if k is not None else ones for _, k in places])
+    ones = dtypes.ones_like(b[:1])
+    values = shapes.concatenate([anp.negative(b[k : k + 1]) if k is not None else ones for _, k in places])
     flat = _np.array([r * (n - 1) + c for (r, c), _ in places])
-    return anp.reshape(anp.untake(values, _index_like(flat, b), ((n - 1) ** 2,)), (n - 1, n - 1))
+    return shapes.reshape(anp.untake(values, _index_like(flat, b), ((n - 1) ** 2,)), (n - 1, n - 1))
 
 
 def leslie(f, s):
@@ -195,8 +196,8 @@ def leslie(f, s):
     if anp.shape(s)[0] != n - 1:
         raise ValueError("leslie: Incorrect lengths for f and s. The length of s must be one less than the length of f.")
     dtype = anp.result_type(getval(f), getval(s))
-    below = anp.concatenate([anp.diag(anp.astype(s, dtype)), _zeros(anp.astype(s, dtype), (n - 1, 1))], axis=1)
-    return anp.concatenate([anp.reshape(anp.astype(f, dtype), (1, n)), below], axis=0)
+    below = shapes.concatenate([anp.diag(anp.astype(s, dtype)), _zeros(anp.astype(s, dtype), (n - 1, 1))], axis=1)
+    return shapes.concatenate([shapes.reshape(anp.astype(f, dtype), (1, n)), below], axis=0)
 
 
 def khatri_rao(a, b):
@@ -205,7 +206,7 @@ def khatri_rao(a, b):
     if anp.ndim(a) != 2 or anp.ndim(b) != 2 or anp.shape(a)[1] != anp.shape(b)[1]:
         raise ValueError("khatri_rao: a and b must be 2-d with the same number of columns")
     product = anp.multiply(anp.expand_dims(a, 1), anp.expand_dims(b, 0))
-    return anp.reshape(product, (-1, anp.shape(a)[1]))
+    return shapes.reshape(product, (-1, anp.shape(a)[1]))
 
 
 def diagsvd(s, M, N):
@@ -284,16 +285,16 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     if b is not None or left:
         raise NotImplementedError("scipy.linalg.eig: b (the generalized problem) and left=True are not supported")
     w, v = _np_linalg.eig(a)
-    if right and _np_linalg.NUMPY_EIG_ALWAYS_COMPLEX and not anp.iscomplexobj(a) and _np_linalg.known_real(w):
+    if right and _np_linalg.NUMPY_EIG_ALWAYS_COMPLEX and not declare.iscomplexobj(a) and _np_linalg.known_real(w):
         v = anp.real(v)  # SciPy's real eigenvectors, where NumPy 2.5's eig is complex
-    if not anp.iscomplexobj(w):
+    if not declare.iscomplexobj(w):
         w = anp.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
     w = _homogeneous(w) if homogeneous_eigvals else w
     return (w, v) if right else w
 
 
 def _homogeneous(w):
-    return anp.stack([w, anp.ones_like(w)])
+    return anp.stack([w, dtypes.ones_like(w)])
 
 
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
@@ -392,7 +393,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     if permute_l:
         return _mm(p, lower), upper
     if p_indices:
-        return anp.astype(anp.argmax(p, axis=-1), "int32"), lower, upper
+        return anp.astype(reductions.argmax(p, axis=-1), "int32"), lower, upper
     return p, lower, upper
 
 
@@ -448,9 +449,11 @@ def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=T
     rtol = anp.shape(a)[-1] * _eps(a) if rtol is None and not atol else rtol or 0.0
     cutoff = (atol or 0.0) + largest * rtol
     relative = cutoff / largest if largest else 0.0
-    if anp.iscomplexobj(h):
+    if declare.iscomplexobj(h):
         x, y = anp.real(h), anp.imag(h)
-        embedded = anp.concatenate([anp.concatenate([x, anp.negative(y)], axis=1), anp.concatenate([y, x], axis=1)], axis=0)
+        embedded = shapes.concatenate(
+            [shapes.concatenate([x, anp.negative(y)], axis=1), shapes.concatenate([y, x], axis=1)], axis=0
+        )
         n = anp.shape(h)[-1]
         inverse = _np_linalg.pinv(embedded, rtol=relative)
         result = anp.add(inverse[:n, :n], anp.multiply(inverse[n:, :n], 1j))
@@ -495,7 +498,7 @@ def orthogonal_procrustes(A, B, check_finite=True):
     if anp.ndim(A) != 2 or anp.shape(A) != anp.shape(B):
         raise ValueError(f"orthogonal_procrustes: A and B must be 2-d of the same shape, got {anp.shape(A)} and {anp.shape(B)}")
     u, w, vt = _np_linalg.svd(_t(_mm(_t(B), anp.conj(A))))
-    return _mm(u, vt), anp.sum(w)
+    return _mm(u, vt), reductions.sum(w)
 
 
 def subspace_angles(A, B):
@@ -508,8 +511,8 @@ def subspace_angles(A, B):
         rest = anp.subtract(qb, _mm(qa, qa_h_qb))
     else:
         rest = anp.subtract(qa, _mm(qb, _ct(qa_h_qb)))
-    small = anp.arcsin(anp.clip(svdvals(rest), -1.0, 1.0))
-    large = anp.arccos(anp.clip(anp.flip(sigma, 0), -1.0, 1.0))
+    small = anp.arcsin(indexing.clip(svdvals(rest), -1.0, 1.0))
+    large = anp.arccos(indexing.clip(anp.flip(sigma, 0), -1.0, 1.0))
     return anp.where(anp.multiply(sigma, sigma) >= 0.5, small, large)
 
 
@@ -539,19 +542,19 @@ def cdf2rdf(w, v):
 
 def _maybe_real(a, result):
     """``result``'s real part when ``a`` is real (SciPy's ``_maybe_real``: the imaginary part is rounding)."""
-    return anp.real(result) if not anp.iscomplexobj(a) and anp.iscomplexobj(result) else result
+    return anp.real(result) if not declare.iscomplexobj(a) and declare.iscomplexobj(result) else result
 
 
 def cosm(A):
     """The matrix cosine ``(expm(iA) + expm(-iA)) / 2``."""
-    if anp.iscomplexobj(A):
+    if declare.iscomplexobj(A):
         return anp.multiply(anp.add(expm(anp.multiply(A, 1j)), expm(anp.multiply(A, -1j))), 0.5)
     return anp.real(expm(anp.multiply(A, 1j)))
 
 
 def sinm(A):
     """The matrix sine ``(expm(iA) - expm(-iA)) / 2i``."""
-    if anp.iscomplexobj(A):
+    if declare.iscomplexobj(A):
         return anp.multiply(anp.subtract(expm(anp.multiply(A, 1j)), expm(anp.multiply(A, -1j))), -0.5j)
     return anp.imag(expm(anp.multiply(A, 1j)))
 
@@ -594,8 +597,8 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     E = _array(E, A)
     n = anp.shape(A)[-1]
     zeros = _zeros(A, (n, n))
-    top = anp.concatenate([A, E], axis=-1)
-    block = expm(anp.concatenate([top, anp.concatenate([zeros, A], axis=-1)], axis=-2))
+    top = shapes.concatenate([A, E], axis=-1)
+    block = expm(shapes.concatenate([top, shapes.concatenate([zeros, A], axis=-1)], axis=-2))
     frechet = block[..., :n, n:]
     return (block[..., :n, :n], frechet) if compute_expm else frechet
 
@@ -645,7 +648,7 @@ def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis
         raise _np.linalg.LinAlgError("near singular circulant matrix.")
     b_moved = anp.moveaxis(b, baxis, -1)
     x = _fft.ifft(anp.divide(_fft.fft(b_moved), spectrum))
-    if not (anp.iscomplexobj(c) or anp.iscomplexobj(b)):
+    if not (declare.iscomplexobj(c) or declare.iscomplexobj(b)):
         x = anp.real(x)
     return anp.moveaxis(x, -1, outaxis)
 
@@ -654,7 +657,7 @@ def _symmetric_band(ab, lower):
     """The dense symmetric (Hermitian) matrix whose upper (``lower=False``) or lower band storage is ``ab``."""
     bands = anp.shape(ab)[-2] - 1
     triangle = _banded_to_dense(ab, bands, 0) if lower else _banded_to_dense(ab, 0, bands)
-    return anp.add(triangle, _ct(anp.subtract(triangle, anp.diag(anp.diagonal(triangle)))))
+    return anp.add(triangle, _ct(anp.subtract(triangle, anp.diag(indexing.diagonal(triangle)))))
 
 
 def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False, check_finite=True):
@@ -726,9 +729,9 @@ solve_lyapunov = solve_continuous_lyapunov
 def solve_discrete_lyapunov(a, q, method=None):
     """The ``x`` with ``a x a^H - x + q = 0``, from its Kronecker form ``(I - kron(a, conj(a))) vec(x) = vec(q)``."""
     n = anp.shape(a)[-1]
-    kron = anp.reshape(anp.multiply(a[:, None, :, None], anp.conj(a)[None, :, None, :]), (n * n, n * n))
+    kron = shapes.reshape(anp.multiply(a[:, None, :, None], anp.conj(a)[None, :, None, :]), (n * n, n * n))
     system = anp.subtract(anp.astype(anp.eye_like(kron), getval(kron).dtype), kron)
-    return anp.reshape(_np_linalg.solve(system, anp.ravel(_array(q, a))), (n, n))
+    return shapes.reshape(_np_linalg.solve(system, anp.ravel(_array(q, a))), (n, n))
 
 
 # ---- SciPy's own, without a derivative in adcore ----

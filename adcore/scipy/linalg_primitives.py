@@ -12,11 +12,12 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import defjvp, defjvp_argnums, defvjp, defvjp_argnums, notrace_primitive, primitive
+from ..numpy import declare, dtypes, indexing, shapes
 from ..numpy import linalg as _np_linalg
-from ..numpy import wrapper as anp
+from ..numpy.declare import broadcast, metadata, unbroadcast
 from ..numpy.linalg import _ct, _diag, _diagonal, _drop_last, _mm, _symmetric_from, _t
-from ..numpy.rules import broadcast, metadata, unbroadcast
 
 __all__ = [
     "cho_factor",
@@ -40,10 +41,10 @@ __all__ = [
 # ---- helpers ----
 
 
-def _library_function(name, *arrays):
+def _library_function(name, *values):
     """``(backend, fun)``: the arrays' backend and its ``scipy.linalg.<name>``, or None for ``fun``
     when the backend's library has none (then the standard-function form is used)."""
-    backend = backend_of(*arrays, op=f"scipy.linalg.{name}")
+    backend = backend_of(*values, op=f"scipy.linalg.{name}")
     try:
         return backend, getattr(backend.scipy_module("linalg"), name)
     except (NotImplementedError, AttributeError, ImportError):
@@ -69,7 +70,7 @@ def _triangle(x, lower, unit_diagonal=False):
 def _symmetric(a, lower, hermitian=True):
     """The symmetric (Hermitian, for complex ``a`` and ``hermitian``) matrix that a LAPACK routine
     reading one triangle of ``a`` sees."""
-    if hermitian or not anp.iscomplexobj(a):
+    if hermitian or not declare.iscomplexobj(a):
         return _symmetric_from(a, lower)
     strict = anp.tril(a, -1) if lower else anp.triu(a, 1)
     return anp.add(_triangle(a, lower), _t(strict))
@@ -99,7 +100,7 @@ def _holomorphic_trans(a, trans, op):
     trans = _trans_code(trans, op)
     if trans != "C":
         return trans
-    if anp.iscomplexobj(a):
+    if declare.iscomplexobj(a):
         raise NotImplementedError(
             f"scipy.linalg.{op}: the derivative with respect to the matrix for trans='C' and complex input is "
             "not implemented (not holomorphic); pass conj(a) with trans='T' instead"
@@ -175,7 +176,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 def _solve_triangular_transposed(a, g, trans, lower, unit_diagonal):
     """``op(t)^-T g`` (plain transpose): the adjoint of ``g -> op(t)^-1 g``."""
-    if trans == "C" and anp.iscomplexobj(a):  # op(t)^T = conj(t)
+    if trans == "C" and declare.iscomplexobj(a):  # op(t)^T = conj(t)
         return anp.conj(solve_triangular(a, anp.conj(g), "N", lower, unit_diagonal))
     return solve_triangular(a, g, "N" if trans in ("T", "C") else "T", lower, unit_diagonal)
 
@@ -297,7 +298,7 @@ def jvp_lu_factor(g, ans, a, overwrite_a=False, check_finite=True):
     p = _permutation_matrix(piv, lu)
     f = solve_triangular(lu, _mm(p, g), "N", lower=True, unit_diagonal=True)
     f = _t(solve_triangular(lu, _t(f), "T", lower=False))
-    return (anp.add(_mm(_unit_lower(lu), anp.tril(f, -1)), _mm(anp.triu(f), anp.triu(lu))), anp.zeros_like(piv))
+    return (anp.add(_mm(_unit_lower(lu), anp.tril(f, -1)), _mm(anp.triu(f), anp.triu(lu))), dtypes.zeros_like(piv))
 
 
 defvjp(lu_factor, grad_lu_factor)
@@ -441,7 +442,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     """
     kind = _structure(assume_a, "solve", set(_ASSUME_A.values()))
     if transposed:
-        if anp.iscomplexobj(a):
+        if declare.iscomplexobj(a):
             raise NotImplementedError("solve: transposed=True is not supported for complex a (as in SciPy); pass a.T")
         a = _t(a)
     if kind in ("upper", "lower"):
@@ -540,7 +541,7 @@ def _dense_to_banded(a, l, u):
     """The band storage of the ``(l, u)`` band of ``a`` (zeros in the corners): the adjoint of ``_banded_to_dense``."""
     m, nd = anp.shape(a)[-1], anp.ndim(a)
     rows = [
-        anp.pad(anp.diagonal(a, offset, -2, -1), [(0, 0)] * (nd - 2) + [(start, m - stop)])
+        anp.pad(indexing.diagonal(a, offset, -2, -1), [(0, 0)] * (nd - 2) + [(start, m - stop)])
         for row, offset, start, stop in _band_rows(l, u, m)
     ]
     return anp.stack(rows, axis=-2)
@@ -723,8 +724,8 @@ defjvp_argnums(solve_sylvester, jvp_solve_sylvester)
 def _block_frechet(f, a, e):
     """``L_f(a, e)``: the upper right block of ``f([[a, e], [0, a]])`` (Higham 2008, theorem 3.6)."""
     m = anp.shape(a)[-1]
-    zeros = anp.zeros_like(a)
-    block = anp.concatenate([anp.concatenate([a, e], axis=-1), anp.concatenate([zeros, a], axis=-1)], axis=-2)
+    zeros = dtypes.zeros_like(a)
+    block = shapes.concatenate([shapes.concatenate([a, e], axis=-1), shapes.concatenate([zeros, a], axis=-1)], axis=-2)
     return f(block)[..., :m, m:]
 
 

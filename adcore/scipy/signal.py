@@ -42,8 +42,9 @@ import numpy as _np
 
 from backends import backend_of
 
+from .. import numpy as anp
 from ..core import def_linear, defvjp_argnum, getval, isbox, primitive
-from ..numpy import wrapper as anp
+from ..numpy import declare, dtypes, shapes
 from ..numpy.declare import metadata, unbroadcast
 from ..numpy.einsum import LETTERS, einsum
 from ..numpy.selection import take
@@ -432,7 +433,7 @@ def _extend(x, widths, extension, fillvalue, other, name):
         fillvalue = _fill_value(fillvalue, x, other, name)
         if isinstance(fillvalue, (int, float, complex)) and fillvalue == 0:
             return padded
-        mask = anp.pad(anp.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
+        mask = anp.pad(dtypes.zeros_like(x), widths, constant_values=1)  # 1 beyond the edges: a constant
         return anp.add(padded, anp.multiply(fillvalue, mask))
     for axis, (before, after) in enumerate(widths):
         n = anp.shape(x)[axis]
@@ -454,8 +455,10 @@ def _fill_value(fillvalue, x, other, name):
     size = _np.size(fillvalue) if host else anp.size(fillvalue)
     if size != 1:
         raise ValueError(f"{name}: `fillvalue` must be scalar or an array with one element, got {size} elements")
-    value = _np.asarray(fillvalue).reshape(()).item() if host else anp.reshape(fillvalue, ())
-    if (isinstance(value, complex) if host else anp.iscomplexobj(value)) and not (anp.iscomplexobj(x) or anp.iscomplexobj(other)):
+    value = _np.asarray(fillvalue).reshape(()).item() if host else shapes.reshape(fillvalue, ())
+    if (isinstance(value, complex) if host else declare.iscomplexobj(value)) and not (
+        declare.iscomplexobj(x) or declare.iscomplexobj(other)
+    ):
         if not host or value.imag:
             raise ValueError(f"{name}: could not cast the complex `fillvalue` {value} to the real output type")
         value = value.real

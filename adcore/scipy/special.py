@@ -98,10 +98,11 @@ import numpy
 
 from backends import array_backend, backend_of, get_backend
 
+from .. import numpy as anp
 from ..core import getval, notrace_primitive, primitive
-from ..numpy import wrapper as anp
+from ..numpy import dtypes, reductions
 from ..numpy.declare import def_elementwise
-from ..numpy.wrapper import _sin_cos_pi
+from ..numpy.numerics import _sin_cos_pi
 
 __all__ = [
     "beta",
@@ -178,11 +179,11 @@ def floating_dtype(backend, values):
     (integer arrays, Python scalars), complex128 if one of those is a Python complex. NumPy
     scalars count as NumPy arrays, as NumPy and adcore's vector spaces take them; on other
     backends they are Python scalars."""
-    dtypes = [
+    floating = [
         v.dtype for v in values if array_owner(v) is backend and backend.isdtype(v.dtype, ("real floating", "complex floating"))
     ]
-    if dtypes:
-        return backend.result_type(*dtypes)
+    if floating:
+        return backend.result_type(*floating)
     return backend.dtype("complex128" if any(isinstance(v, complex) for v in values) else "float64")
 
 
@@ -594,6 +595,7 @@ gammaincc = _special(
     lambda ans, a, x: anp.negative(_gamma_density(a, x)),
 )
 
+
 def _inverse_partials(density, shape_partials, sign):
     """The partial derivatives of an inverse ``x(shapes..., y)`` of ``y = ±F(shapes..., x)`` (``sign`` ±1), ``F``
     a distribution function with ``density(shapes..., x)`` = ∂F/∂x and ``shape_partials`` its partials in the
@@ -830,6 +832,7 @@ erfcinv = _special(
     lambda ans, y: (-0.5 * _SQRT_PI) * anp.exp(anp.square(ans)),
     reads="output",
 )
+
 
 def _erfcx_derivative(ans, x):
     """2 x erfcx(x) - 2/√π (DLMF 7.2.3 and 7.2.2), for x > 12 the asymptotic series
@@ -1080,6 +1083,7 @@ def _kve_derivative(ans, v, x):
     half_sum = anp.multiply(anp.add(kve(v - 1, x), kve(v + 1, x)), 0.5)
     return anp.where(anp.isinf(half_sum), anp.negative(half_sum), anp.subtract(ans, half_sum))
 
+
 # ---- exponential integrals and Wright's omega ----
 
 exp1 = _special(
@@ -1110,6 +1114,7 @@ wrightomega = _special(
     lambda ans, x: anp.divide(ans, anp.add(ans, 1.0)),
     reads="output",
 )
+
 
 def _lambertw_raw(z, k, tol):
     """The backend's ``lambertw(z, k, tol)``, complex of the arguments' precision (complex64 for float32 or
@@ -1177,7 +1182,7 @@ log_expit = _special(
     Derivative: 1 - expit(x) = expit(-x).
     """,
     lambda ans, x: expit(anp.negative(x)),
-    standard=lambda x: anp.negative(anp.logaddexp(anp.negative(x), anp.zeros_like(x))),
+    standard=lambda x: anp.negative(anp.logaddexp(anp.negative(x), dtypes.zeros_like(x))),
 )
 
 logit = _special(
@@ -1280,7 +1285,7 @@ def entr(x):
 
     ``-rel_entr(x, 1)``, so its derivative is -(log(x) + 1). On every backend.
     """
-    return anp.negative(rel_entr(x, anp.ones_like(x)))
+    return anp.negative(rel_entr(x, dtypes.ones_like(x)))
 
 
 # ---- log-sum-exp and softmax (compositions, on every backend) ----
@@ -1322,22 +1327,22 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     jax-ml/jax#6811 and pytorch/pytorch#31829): in log-space recursions (CTC, HMMs) -inf is
     log 0, and a NaN there would poison every other gradient it is added to.
     """
-    a, narrow = anp._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
+    a, narrow = reductions._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
     axes = _reduced_axes(a, axis)
     raw = getval(a)
-    shift = anp.max(raw, axis=axes, keepdims=True) if anp.size(raw) else anp.sum(raw, axis=axes, keepdims=True)
+    shift = reductions.max(raw, axis=axes, keepdims=True) if anp.size(raw) else reductions.sum(raw, axis=axes, keepdims=True)
     no_mass = anp.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0
     shift = anp.where(anp.isfinite(shift), shift, 0.0)
     terms = anp.exp(anp.subtract(a, shift))
     if b is not None:
         terms = anp.multiply(b, terms)
-    total = anp.sum(terms, axis=axes, keepdims=keepdims)
+    total = reductions.sum(terms, axis=axes, keepdims=keepdims)
     if not keepdims:
         shift, no_mass = anp.squeeze(shift, axis=axes), anp.squeeze(no_mass, axis=axes)
     sign = anp.sign(total)
     total = anp.where(no_mass, 1.0, total)  # keeps log's derivative at 0, inf, out of the gradient (0 * inf = NaN)
     result = anp.where(no_mass, -math.inf, anp.add(anp.log(anp.abs(total) if return_sign else total), shift))
-    result, sign = anp._given_back(result, narrow), anp._given_back(sign, narrow)
+    result, sign = reductions._given_back(result, narrow), reductions._given_back(sign, narrow)
     return (result, sign) if return_sign else result
 
 

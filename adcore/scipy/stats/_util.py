@@ -6,8 +6,9 @@ import math
 
 from backends import array_backend, backend_of
 
+from ... import numpy as anp
 from ...core import getval, isbox
-from ...numpy import wrapper as anp
+from ...numpy import dtypes
 from ..special import array_owner, floating_dtype
 
 _FLOATING = ("real floating", "complex floating")
@@ -37,7 +38,7 @@ def promote(*values):
         if array_owner(raw) is backend:
             return anp.astype(v, dtype)
         as_array = backend.asarray(raw, dtype=dtype, device=device)
-        return anp.add(v, anp.zeros_like(as_array)) if isbox(v) else as_array
+        return anp.add(v, dtypes.zeros_like(as_array)) if isbox(v) else as_array
 
     return tuple(one(v) for v in values)
 

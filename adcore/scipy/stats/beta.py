@@ -11,7 +11,7 @@ where ``a``, ``b`` or ``scale`` is not positive. Only ``numpy`` and ``cupy`` hav
 the special functions these need.
 """
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ..special import betainc, betaln, xlog1py, xlogy
 from ._util import location_scale
 

@@ -7,7 +7,7 @@ has their floating dtype; NaN where ``scale <= 0``.
 
 import math
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ._util import location_scale
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

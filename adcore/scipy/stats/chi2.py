@@ -6,7 +6,7 @@ argument (``cdf``, ``logcdf``, ``sf`` and ``logsf`` in ``df`` to first order onl
 as ``gamma``'s in ``a``). NaN where ``df <= 0`` or ``scale <= 0``.
 """
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from . import gamma
 from ._util import promote
 

@@ -15,7 +15,8 @@ import importlib
 
 from backends import backend_of
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
+from ...numpy import reductions, shapes
 from ...numpy.passthrough import _on_default_backend, without_derivative
 from ..special import gammaln, xlogy
 from ._util import promote, valid
@@ -38,11 +39,11 @@ def logpdf(x, alpha):
     if anp.ndim(x) == 0 or anp.shape(x)[0] not in (k, k - 1):
         raise ValueError(f"dirichlet.logpdf: x must have {k} or {k - 1} entries along its first axis, got shape {anp.shape(x)}")
     if anp.shape(x)[0] == k - 1:
-        x = anp.concatenate([x, 1.0 - anp.sum(x, axis=0, keepdims=True)], axis=0)
-    alpha_column = anp.reshape(alpha, (k,) + (1,) * (anp.ndim(x) - 1))
-    log_kernel = anp.sum(xlogy(anp.subtract(alpha_column, 1.0), x), axis=0)
-    log_norm = anp.subtract(gammaln(anp.sum(alpha)), anp.sum(gammaln(alpha)))
-    return valid(anp.add(log_kernel, log_norm), anp.all(anp.greater(alpha, 0)))
+        x = shapes.concatenate([x, 1.0 - reductions.sum(x, axis=0, keepdims=True)], axis=0)
+    alpha_column = shapes.reshape(alpha, (k,) + (1,) * (anp.ndim(x) - 1))
+    log_kernel = reductions.sum(xlogy(anp.subtract(alpha_column, 1.0), x), axis=0)
+    log_norm = anp.subtract(gammaln(reductions.sum(alpha)), reductions.sum(gammaln(alpha)))
+    return valid(anp.add(log_kernel, log_norm), reductions.all(anp.greater(alpha, 0)))
 
 
 def pdf(x, alpha):

@@ -13,7 +13,7 @@ special functions these need.
 
 import math
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ..special import gammainc, gammaincc, gammaln, xlogy
 from ._util import location_scale
 

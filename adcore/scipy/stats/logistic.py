@@ -7,7 +7,7 @@ operations where the backend has no ``scipy.special``). The arguments broadcast;
 the result has their floating dtype; NaN where ``scale <= 0``.
 """
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ..special import expit, log_expit
 from ._util import location_scale
 

@@ -10,7 +10,7 @@ others need ``ndtr`` (numpy, cupy).
 
 import math
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ..special import log_ndtr, ndtr
 from ._util import location_scale
 

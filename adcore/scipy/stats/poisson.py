@@ -13,8 +13,8 @@ functions these need.
 
 import math
 
+from ... import numpy as anp
 from ...core import getval
-from ...numpy import wrapper as anp
 from ..special import gammainc, gammaincc, gammaln, xlogy
 from ._util import promote, valid
 

@@ -17,7 +17,7 @@ broadcast; the result has their floating dtype; NaN where ``df <= 0`` or
 
 import math
 
-from ...numpy import wrapper as anp
+from ... import numpy as anp
 from ..special import betainc, gammaln
 from ._util import location_scale
 

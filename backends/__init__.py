@@ -22,6 +22,7 @@ from .base import Backend, install_command
 __all__ = [
     "Backend",
     "array_backend",
+    "array_under",
     "available",
     "backend_of",
     "default_backend",
@@ -232,6 +233,13 @@ def array_backend(value):
             return None
         backend = _by_type[type(value)] = _backend_of_type(value)
         return backend
+
+
+def array_under(value):
+    """The array that ``value`` stands for: ``value`` itself, or, for a box registered with ``array_of``
+    (``register_traced_type``: ``adcore.vmap``'s batch of values), the array under it."""
+    array_of = _array_of.get(type(value))
+    return value if array_of is None else array_of(value)
 
 
 def backend_of(*values, op=None):

@@ -12,7 +12,7 @@ from conftest import TEST_BACKENDS
 from test_numpy_rules import SPECS
 
 import adcore.numpy as np
-from adcore import elementwise_grad, grad, hessian, hvp, make_jvp
+from adcore import elementwise_grad, grad, hessian, hvp, make_jvp, vmap
 from adcore.scipy.special import log_softmax, logsumexp, softmax
 
 INF = numpy.inf
@@ -359,6 +359,22 @@ def test_nan_data_masked_out_stays_out_of_second_derivatives(name, backend):
     expected = grad(grad(lambda s: plain(CLEAN, s)))(numpy.asarray(1.5))
     results = {"grad of grad": grad(grad(f))(s), "hvp": hvp(f)(s, backend.asarray(1.0)), "hessian": hessian(f)(s)}
     for what, value in results.items():
+        backend.check_device(value)
+        numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-10, err_msg=what)
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER_NAN_CASES)
+def test_nan_data_masked_out_stays_out_of_batched_second_derivatives(name, backend):
+    """The same under ``adcore.vmap``, over a batch of ``s``: a partial that is a batch of values is asked whether
+    it may hold a NaN as its batch's array (``backends.array_under``), so the masked product is made where an
+    example needs it, and each example's second derivative is the loop's."""
+    masked, plain = SECOND_ORDER_NAN_CASES[name]
+    z, batch, one = backend.asarray(Z), backend.asarray([0.5, 1.5, 2.5]), backend.asarray(1.0)
+    f = lambda s: masked(z, s)  # noqa: E731
+    expected = [grad(grad(lambda s: plain(CLEAN, s)))(numpy.asarray(s)) for s in (0.5, 1.5, 2.5)]
+    operators = {"grad of grad": grad(grad(f)), "hvp": lambda s: hvp(f)(s, one)}
+    for what, operator in operators.items():
+        value = vmap(operator)(batch)
         backend.check_device(value)
         numpy.testing.assert_allclose(backend.to_numpy(value), expected, rtol=1e-10, err_msg=what)
 

@@ -15,7 +15,7 @@ cotangent with a partial derivative (:func:`product_into`): 0 where the cotangen
 partial NaN, and written into a buffer that the backward pass owns.
 """
 
-from backends import array_backend, backend_of, default_backend, forget_on_change
+from backends import array_backend, array_under, backend_of, default_backend, forget_on_change
 
 from ..core import def_linear, defjvp, defjvp_argnum, defvjp_saved_values, getval, isbox, notrace_primitive, primitive, vspace
 from ..core.batching import batch_ndim
@@ -436,10 +436,8 @@ def zero_where_masked(g, partial):
     where the product was masked (``g`` 0 and ``partial`` NaN). There the product is 0 whatever ``g`` is, so its
     derivative is 0 too, and a NaN of data masked out (by ``nansum``, ``where``) stays out of second derivatives, as
     of first ones; ``partial`` itself where it holds no NaN (``Backend.may_hold_nan``)."""
-    raw = getval(partial)
-    if isbox(raw):  # a batch of values (adcore.vmap's): computed as data
-        pass
-    elif not hasattr(raw, "shape"):
+    raw = array_under(getval(partial))  # a batch of values (adcore.vmap's): its batch's array
+    if not hasattr(raw, "shape"):
         if raw == raw:
             return partial
     elif not backend_of(raw, op="multiply").may_hold_nan(raw):

@@ -82,7 +82,7 @@ def einsum(subscripts, *operands):
     """
     if not isinstance(subscripts, str):
         subscripts, operands = subscripts_from_sublists(subscripts, *operands)
-    operands = [anp.array(x) if isinstance(x, (list, tuple)) else x for x in operands]
+    operands = [anp._as_array(x) for x in operands]
     shapes = [anp.shape(x) for x in operands]
     terms, output = parse_subscripts(subscripts, shapes)
     sizes = subscript_sizes(terms, shapes)

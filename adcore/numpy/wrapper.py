@@ -15,7 +15,7 @@ import numpy as _np
 
 from backends import backend_of, default_backend
 
-from ..builtins import container
+from ..builtins import SequenceBox, container
 from ..core import getval, isbox, notrace_primitive, primitive
 from ..core.wrapping import wraps
 from .declare import _dtype_kinds, _is_dtype_kind, iscomplexobj  # noqa: F401 - re-exported
@@ -141,7 +141,7 @@ _exact_dtypes = {}  # (backend, dtype) -> whether it is an integer or boolean dt
 
 def array_like(*names):
     """Declare the parameters ``names`` of a function NumPy's ``array_like``: a list or tuple passed
-    there (of numbers, arrays or traced values) is made one array (:func:`array`) before the function
+    there (of numbers, arrays or traced values), or a traced list or tuple, is made one array (:func:`array`) before the function
     runs, as NumPy takes it, so that the function (a primitive, or a composition that reads ``shape``)
     sees an array. The function returned calls ``fun``; for a primitive, ``.primitive`` is ``fun``
     (which holds the rules)."""
@@ -166,7 +166,9 @@ def array_like(*names):
     return decorate
 
 
-_sequences = (list, tuple)
+#: what NumPy reads as a sequence of values where it takes ``array_like``: a list or tuple, traced or not (a
+#: traced one, ``adcore.builtins.tuple(...)``, is no array of any backend, and read as one would be a scalar)
+_sequences = (list, tuple, SequenceBox)
 
 
 # ---- elementwise functions the Array API standard lacks, composed from primitives ----
@@ -478,9 +480,9 @@ def nancumprod(x, axis=None):
 
 
 def _as_array(x):
-    """A list or tuple (of numbers or traced values) as one array, as NumPy's functions take them; an object
-    whose ``shape`` is a method as NumPy's array of it (``_read_foreign``)."""
-    return array(x) if isinstance(x, (list, tuple)) else _read_foreign(x)
+    """A list or tuple (of numbers or traced values, or itself traced) as one array, as NumPy's functions take
+    them; an object whose ``shape`` is a method as NumPy's array of it (``_read_foreign``)."""
+    return array(x) if isinstance(x, _sequences) else _read_foreign(x)
 
 
 def _axis(axis):

@@ -3,7 +3,8 @@
 Each test is one class of fault seen when such a library ran through ``adcore.compat.autograd``:
 names of autograd's modules the alias lacked, ``from autograd.numpy import *``, autograd's trace stack,
 the module names of the box classes, a second copy of an adcore module, ``isinstance`` of a traced
-tuple, and an ``ndarray`` subclass multiplied by a traced array.
+tuple, an ``ndarray`` subclass multiplied by a traced array, and derivatives that VJPs compute with the
+traced values (at first and second order).
 """
 
 import importlib
@@ -256,6 +257,41 @@ def test_a_derivative_computed_with_the_traced_values_is_their_value_under_the_a
 
     gradient = grad(lambda x: measured(x, Circuit(x)))(0.5)
     assert not isbox(gradient) and numpy.isclose(gradient, numpy.cos(0.5))
+
+
+@adcore.extend.primitive
+def measured_slope(angle, circuit):
+    """``cos(angle)``, its VJP computed from what ``circuit`` holds: the slope of :func:`measured`, measured again."""
+    return numpy.cos(angle)
+
+
+adcore.extend.defvjp(measured_slope, lambda ans, angle, circuit: lambda g: -g * adcore.numpy.sin(circuit.angle))
+
+
+@adcore.extend.primitive
+def measured_twice(angle, circuit):
+    """``sin(angle)``, as :func:`measured`, its VJP a primitive whose own VJP reads ``circuit``."""
+    return numpy.sin(angle)
+
+
+adcore.extend.defvjp(measured_twice, lambda ans, angle, circuit: lambda g: g * measured_slope(angle, circuit))
+
+
+def test_a_second_derivative_computed_with_the_traced_values_is_their_value_under_the_alias(aliased):
+    """At second order (jacobian of grad), VJPs that compute with the values held by an object give a box of the
+    inner operator's trace over a box of the outer one's, both ended: autograd returns it; under the alias it is
+    the value it holds. An outer trace still running keeps its box under them, and differentiates through."""
+    from autograd import grad, jacobian
+
+    def f(x):
+        return adcore.numpy.sum(measured_twice(x, Circuit(x)) * x)  # x sin(x); the second VJP reads the circuit
+
+    x = numpy.array([0.5, -0.8])
+    hess = jacobian(grad(f))(x)
+    assert not isbox(hess)
+    numpy.testing.assert_allclose(hess, numpy.diag(2 * numpy.cos(x) - x * numpy.sin(x)))
+    third = grad(lambda y: adcore.numpy.sum(jacobian(grad(f))(y)))(x)  # d/dx (2 cos x - x sin x)
+    numpy.testing.assert_allclose(third, -3 * numpy.sin(x) - x * numpy.cos(x))
 
 
 def test_a_derivative_computed_with_the_traced_values_raises_outside_the_alias():

@@ -224,13 +224,14 @@ def _boxes(value):
             yield from _boxes(item)
 
 
-def without_boxes_of(value, trace_id):
-    """``value`` with each box of the trace ``trace_id`` that is not inside a box of another trace replaced
-    by the value it holds, at any depth of tuples, lists and dicts."""
-    while type(value) in Box.types and value._trace_id == trace_id:
+def without_boxes_of(value, first, last):
+    """``value`` with each box of a trace whose id is ``first <= id < last`` (traces that have ended, see
+    :func:`next_trace_id`) that is not inside a box of another trace replaced by the value it holds, at any
+    depth of tuples, lists and dicts: the boxes of the traces still running, under them, are kept."""
+    while type(value) in Box.types and first <= value._trace_id < last:
         value = value._value
-    if isinstance(value, (tuple, list, dict)) and any(box._trace_id == trace_id for box in _boxes(value)):
-        return _rebuilt(value, lambda item: without_boxes_of(item, trace_id))
+    if isinstance(value, (tuple, list, dict)) and any(first <= box._trace_id < last for box in _boxes(value)):
+        return _rebuilt(value, lambda item: without_boxes_of(item, first, last))
     return value
 
 

@@ -1034,8 +1034,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def copy(a):
-    """A copy of ``a``; a traced value is immutable, so it is its own copy."""
-    return a if isbox(a) else array(a)
+    """A copy of ``a``; a traced array is immutable, so it is its own copy (a traced list is made an array)."""
+    return a if isbox(a) and type(a) is not SequenceBox else array(a)
 
 
 def swapaxes(x, axis1, axis2):
@@ -1364,7 +1364,7 @@ def array(obj, dtype=None):
 def asarray(obj, dtype=None):
     """``obj`` as an array, without a copy where it already is one of the right dtype."""
     obj = _read_foreign(obj)
-    if isbox(obj) or hasattr(obj, "shape"):
+    if type(obj) is not SequenceBox and (isbox(obj) or hasattr(obj, "shape")):  # a traced list is made an array
         if dtype is None or backend_of(getval(obj)).dtype(dtype) == getval(obj).dtype:
             return obj
         return astype(obj, dtype)

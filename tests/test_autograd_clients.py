@@ -234,6 +234,30 @@ def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased
     assert isinstance(op(x), numpy.ndarray)
 
 
+@pytest.mark.parametrize("start", ["0-d array", "array", "subclass"])
+def test_in_place_operator_of_an_array_and_a_traced_array_rebinds_to_the_traced_result(start, aliased):
+    """``a += box`` with ``a`` an ``ndarray`` (a running sum that starts as an array): under autograd 1.8, whose box
+    has no ``__array_ufunc__``, NumPy defers and ``a`` becomes ``a + box``, traced (``a`` itself is not written);
+    NumPy raised ``TypeError`` while the alias gave the box ``__array_ufunc__ = None``."""
+    import autograd.numpy as np
+
+    first = {"0-d array": numpy.array(0.5), "array": numpy.array([0.5, 1.0]), "subclass": numpy.array([0.5, 1.0]).view(Tagged)}[start]
+
+    started = []
+
+    def f(x):
+        total = first.copy()
+        started.append(total)
+        total += x
+        total *= x
+        total -= 1.0
+        return np.sum(total)
+
+    x = numpy.array(0.75)
+    numpy.testing.assert_allclose(adcore.grad(f)(x), numpy.sum(2 * x + numpy.asarray(first)))  # d/dx sum((first + x) x - 1)
+    numpy.testing.assert_array_equal(started[0], first)  # the array itself was not written
+
+
 class Circuit:
     """An object that holds a traced value, as a circuit holds its parameters."""
 

@@ -208,25 +208,36 @@ def _calls(module, numpy_module):
                 yield name, fun, args
 
 
-def test_every_function_takes_lists_where_numpy_does():
-    """Each function gives for lists what it gives for the same values as arrays (an array, not the list),
-    and raises for lists only where it raises for arrays."""
+def _differences(variants, skipped=()):
+    """For each function and candidate of :func:`_calls` (but the names ``skipped``), each ``(label, call)`` of
+    ``variants(fun, args)`` whose result differs from the function's for the values as arrays, or that raises
+    where that does not, in words."""
     differ = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for module, numpy_module, prefix in ((np, numpy, ""), (np.linalg, numpy.linalg, "linalg."), (np.fft, numpy.fft, "fft.")):
             for name, fun, args in _calls(module, numpy_module):
+                if prefix + name in skipped:
+                    continue
                 try:
                     of_arrays = fun(*_arrays(args))
                 except Exception:
                     continue
-                try:
-                    of_lists = fun(*args)
-                except Exception as error:
-                    differ.append(f"{prefix}{name}{tuple(args)}: {type(error).__name__}: {error}")
-                    continue
-                if not _same(of_arrays, of_lists):
-                    differ.append(f"{prefix}{name}{tuple(args)}: {of_lists!r} instead of {of_arrays!r}")
+                for label, call in variants(fun, args):
+                    try:
+                        result = call()
+                    except Exception as error:
+                        differ.append(f"{prefix}{name}{tuple(args)}{label}: {type(error).__name__}: {error}")
+                        continue
+                    if not _same(of_arrays, result):
+                        differ.append(f"{prefix}{name}{tuple(args)}{label}: {result!r} instead of {of_arrays!r}")
+    return differ
+
+
+def test_every_function_takes_lists_where_numpy_does():
+    """Each function gives for lists what it gives for the same values as arrays (an array, not the list),
+    and raises for lists only where it raises for arrays."""
+    differ = _differences(lambda fun, args: [("", lambda: fun(*args))])
     assert not differ, "\n".join(differ)
 
 
@@ -267,27 +278,13 @@ def test_every_function_reads_a_traced_list_as_its_values():
     one for a scalar (``einsum("i,i...", traced_tuple, m)`` multiplied ``m``'s column sums by it, a wrong
     number without an error), ``diff`` and ``cumsum`` raised, ``asarray`` returned the traced list, ``unique`` an
     object array."""
-    differ = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for module, numpy_module, prefix in ((np, numpy, ""), (np.linalg, numpy.linalg, "linalg."), (np.fft, numpy.fft, "fft.")):
-            for name, fun, args in _calls(module, numpy_module):
-                if prefix + name in TRACED_LIST_NOT_YET:
-                    continue
-                try:
-                    of_arrays = fun(*_arrays(args))
-                except Exception:
-                    continue
-                for i, arg in enumerate(args):
-                    if not (isinstance(arg, list) and all(isinstance(item, (float, list)) for item in arg)):
-                        continue
-                    try:
-                        of_traced = _with_traced_list(fun, args, i)
-                    except Exception as error:
-                        differ.append(f"{prefix}{name}{tuple(args)}, argument {i} traced: {type(error).__name__}: {error}")
-                        continue
-                    if not _same(of_arrays, of_traced):
-                        differ.append(f"{prefix}{name}{tuple(args)}, argument {i} traced: {of_traced!r} instead of {of_arrays!r}")
+
+    def traced_lists(fun, args):
+        for i, arg in enumerate(args):
+            if isinstance(arg, list) and all(isinstance(item, (float, list)) for item in arg):
+                yield f", argument {i} traced", lambda i=i: _with_traced_list(fun, args, i)
+
+    differ = _differences(traced_lists, skipped=TRACED_LIST_NOT_YET)
     assert not differ, "\n".join(differ)
 
 

@@ -197,10 +197,11 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
         with recording_paused():
             result = unary_operator(unary_f, x, *operator_args, **nary_op_kwargs)
         if autograd_alias_installed():
-            # autograd returns a box of the operator's own trace (the first started in the call) where rules
-            # computed with the traced values (PennyLane's VJPs execute circuits holding them): its value is
-            # the derivative. A box of any other trace that ended still raises (its derivative is not known right).
-            result = without_boxes_of(result, first + 1)
+            # autograd returns a box of a trace started in the call where rules computed with the traced values
+            # (PennyLane's VJPs execute circuits holding them): of the operator's own trace, and at second order
+            # (jacobian of grad) of the inner operator's over it. Its value is the derivative; the boxes of the
+            # traces still running are under those and kept (a box of an ended trace inside one of theirs raises).
+            result = without_boxes_of(result, first, next_trace_id())
         check_no_ended_box(result, ((first, next_trace_id()),), f"{op}: the result for {fun_name}")
         return result
 

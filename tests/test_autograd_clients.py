@@ -3,7 +3,8 @@
 Each test is one class of fault seen when such a library ran through ``adcore.compat.autograd``:
 names of autograd's modules the alias lacked, ``from autograd.numpy import *``, autograd's trace stack,
 the module names of the box classes, a second copy of an adcore module, ``isinstance`` of a traced
-tuple, and an ``ndarray`` subclass multiplied by a traced array.
+tuple, an ``ndarray`` subclass multiplied by a traced array, and derivatives that VJPs compute with the
+traced values (at first and second order).
 """
 
 import importlib
@@ -233,6 +234,30 @@ def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased
     assert isinstance(op(x), numpy.ndarray)
 
 
+@pytest.mark.parametrize("start", ["0-d array", "array", "subclass"])
+def test_in_place_operator_of_an_array_and_a_traced_array_rebinds_to_the_traced_result(start, aliased):
+    """``a += box`` with ``a`` an ``ndarray`` (a running sum that starts as an array): under autograd 1.8, whose box
+    has no ``__array_ufunc__``, NumPy defers and ``a`` becomes ``a + box``, traced (``a`` itself is not written);
+    NumPy raised ``TypeError`` while the alias gave the box ``__array_ufunc__ = None``."""
+    import autograd.numpy as np
+
+    first = {"0-d array": numpy.array(0.5), "array": numpy.array([0.5, 1.0]), "subclass": numpy.array([0.5, 1.0]).view(Tagged)}[start]
+
+    started = []
+
+    def f(x):
+        total = first.copy()
+        started.append(total)
+        total += x
+        total *= x
+        total -= 1.0
+        return np.sum(total)
+
+    x = numpy.array(0.75)
+    numpy.testing.assert_allclose(adcore.grad(f)(x), numpy.sum(2 * x + numpy.asarray(first)))  # d/dx sum((first + x) x - 1)
+    numpy.testing.assert_array_equal(started[0], first)  # the array itself was not written
+
+
 class Circuit:
     """An object that holds a traced value, as a circuit holds its parameters."""
 
@@ -256,6 +281,41 @@ def test_a_derivative_computed_with_the_traced_values_is_their_value_under_the_a
 
     gradient = grad(lambda x: measured(x, Circuit(x)))(0.5)
     assert not isbox(gradient) and numpy.isclose(gradient, numpy.cos(0.5))
+
+
+@adcore.extend.primitive
+def measured_slope(angle, circuit):
+    """``cos(angle)``, its VJP computed from what ``circuit`` holds: the slope of :func:`measured`, measured again."""
+    return numpy.cos(angle)
+
+
+adcore.extend.defvjp(measured_slope, lambda ans, angle, circuit: lambda g: -g * adcore.numpy.sin(circuit.angle))
+
+
+@adcore.extend.primitive
+def measured_twice(angle, circuit):
+    """``sin(angle)``, as :func:`measured`, its VJP a primitive whose own VJP reads ``circuit``."""
+    return numpy.sin(angle)
+
+
+adcore.extend.defvjp(measured_twice, lambda ans, angle, circuit: lambda g: g * measured_slope(angle, circuit))
+
+
+def test_a_second_derivative_computed_with_the_traced_values_is_their_value_under_the_alias(aliased):
+    """At second order (jacobian of grad), VJPs that compute with the values held by an object give a box of the
+    inner operator's trace over a box of the outer one's, both ended: autograd returns it; under the alias it is
+    the value it holds. An outer trace still running keeps its box under them, and differentiates through."""
+    from autograd import grad, jacobian
+
+    def f(x):
+        return adcore.numpy.sum(measured_twice(x, Circuit(x)) * x)  # x sin(x); the second VJP reads the circuit
+
+    x = numpy.array([0.5, -0.8])
+    hess = jacobian(grad(f))(x)
+    assert not isbox(hess)
+    numpy.testing.assert_allclose(hess, numpy.diag(2 * numpy.cos(x) - x * numpy.sin(x)))
+    third = grad(lambda y: adcore.numpy.sum(jacobian(grad(f))(y)))(x)  # d/dx (2 cos x - x sin x)
+    numpy.testing.assert_allclose(third, -3 * numpy.sin(x) - x * numpy.cos(x))
 
 
 def test_a_derivative_computed_with_the_traced_values_raises_outside_the_alias():

@@ -142,19 +142,28 @@ CLASS_MODULES = {
     "adcore.builtins:DictBox": "autograd.builtins",
 }
 
-#: ``(class, attribute) -> (value while the alias is installed, value otherwise)`` (``"module:name"`` specs, None
-#: for None). autograd 1.8's ``ArrayBox`` has no ``__array_ufunc__`` (autograd 1.9's has, which is why libraries
+#: An attribute the class does not have (:data:`CLASS_ATTRIBUTES`).
+ABSENT = "absent"
+
+#: ``(class, attribute) -> (value while the alias is installed, value otherwise)`` (``"module:name"`` specs, or
+#: ``ABSENT``). autograd 1.8's ``ArrayBox`` has no ``__array_ufunc__`` (autograd 1.9's has, which is why libraries
 #: pin ``autograd<1.9``): NumPy's binary operators on an ``ndarray`` (or a subclass) and a box then defer to the
-#: box's reflected operator, so ``subclass * box`` is traced whatever the subclass's own ``__array_ufunc__`` does
-#: with an operand it does not know (one that wraps ``ndarray.__array_ufunc__``'s NotImplemented in an array
-#: would otherwise compute with it). NumPy's ufuncs called on a box directly raise ``TypeError``, as under autograd.
-CLASS_ATTRIBUTES = {("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): (None, "adcore.numpy.protocol:array_ufunc")}
+#: box's reflected operator by ``__array_priority__``, so ``subclass * box`` is traced whatever the subclass's own
+#: ``__array_ufunc__`` does with an operand it does not know (one that wraps ``ndarray.__array_ufunc__``'s
+#: NotImplemented in an array would otherwise compute with it), and so do the in-place ones: ``a += box`` (``a`` an
+#: array) rebinds ``a`` to the box's ``a + box``, as under autograd (``__array_ufunc__ = None`` would defer the
+#: binary operators but make NumPy raise for the in-place ones). NumPy's ufuncs called on a box directly raise
+#: ``TypeError``, as under autograd.
+CLASS_ATTRIBUTES = {("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): (ABSENT, "adcore.numpy.protocol:array_ufunc")}
 
 
 def _set_class_attributes(installed):
     for (cls, attribute), values in CLASS_ATTRIBUTES.items():
-        value = values[0 if installed else 1]
-        setattr(_resolve(cls), attribute, None if value is None else _resolve(value))
+        value, owner = values[0 if installed else 1], _resolve(cls)
+        if value != ABSENT:
+            setattr(owner, attribute, _resolve(value))
+        elif attribute in vars(owner):
+            delattr(owner, attribute)
 
 
 def _resolve(spec):

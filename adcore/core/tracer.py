@@ -224,13 +224,14 @@ def _boxes(value):
             yield from _boxes(item)
 
 
-def without_boxes_of(value, trace_id):
-    """``value`` with each box of the trace ``trace_id`` that is not inside a box of another trace replaced
-    by the value it holds, at any depth of tuples, lists and dicts."""
-    while type(value) in Box.types and value._trace_id == trace_id:
+def without_boxes_of(value, first, last):
+    """``value`` with each box of a trace whose id is ``first <= id < last`` (traces that have ended, see
+    :func:`next_trace_id`) that is not inside a box of another trace replaced by the value it holds, at any
+    depth of tuples, lists and dicts: the boxes of the traces still running, under them, are kept."""
+    while type(value) in Box.types and first <= value._trace_id < last:
         value = value._value
-    if isinstance(value, (tuple, list, dict)) and any(box._trace_id == trace_id for box in _boxes(value)):
-        return _rebuilt(value, lambda item: without_boxes_of(item, trace_id))
+    if isinstance(value, (tuple, list, dict)) and any(first <= box._trace_id < last for box in _boxes(value)):
+        return _rebuilt(value, lambda item: without_boxes_of(item, first, last))
     return value
 
 
@@ -351,8 +352,8 @@ class gc_paused:  # noqa: N801 - used as a function: ``with gc_paused():``
     block, that block end, and the first thread then leave it off for good). So a user's
     ``gc.disable()`` before a derivative is kept, and the switch is put back however the
     block ends (an exception included); a ``gc.disable()`` by another thread while a block
-    runs cannot be told from the pause's own, and is undone when the last block ends. A class rather than a generator: entered several times per gradient, it costs
-    half as much.
+    runs cannot be told from the pause's own, and is undone when the last block ends. A class rather
+    than a generator: entered several times per gradient, it costs half as much.
     """
 
     __slots__ = []

@@ -25,6 +25,7 @@ import numpy as _np
 
 from backends import backend_of
 
+from ..builtins import SequenceBox
 from ..core import getval, isbox
 from . import creation, declare, dtypes, elementwise, indexing, products, reductions, shapes
 from .passthrough import _check_order, host_values, indices
@@ -115,6 +116,8 @@ class _Library:
 
 def _as_array_like(x, like):
     """``x`` as an array on the backend, device and dtype of ``like`` (a traced value or an array) if it is not one."""
+    if type(x) is SequenceBox:  # a traced list: the traced array of its items
+        return shapes.array(x)
     if isbox(x) or hasattr(x, "shape"):
         return x
     return shapes._as_arrays_like([like, x])[1]
@@ -122,7 +125,9 @@ def _as_array_like(x, like):
 
 def _arrays(*values):
     """``values`` as arrays: a traced number as a 0-d array, numbers and lists on the backend and device of
-    the first array among ``values`` (traced or not), else on the default backend, in NumPy's dtype for them."""
+    the first array among ``values`` (traced or not), else on the default backend, in NumPy's dtype for them;
+    a traced list as the traced array of its items."""
+    values = [shapes.array(v) if type(v) is SequenceBox else v for v in values]
     values = [_zero_dim(v) if isbox(v) and not hasattr(getval(v), "shape") else v for v in values]
     like = next((v for v in values if isbox(v) or hasattr(v, "shape")), None)
 

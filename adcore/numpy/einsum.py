@@ -82,7 +82,7 @@ def einsum(subscripts, *operands):
     """
     if not isinstance(subscripts, str):
         subscripts, operands = subscripts_from_sublists(subscripts, *operands)
-    operands = [shapes.array(x) if isinstance(x, (list, tuple)) else x for x in operands]
+    operands = [shapes._as_array(x) for x in operands]
     operand_shapes = [shapes.shape(x) for x in operands]
     terms, output = parse_subscripts(subscripts, operand_shapes)
     sizes = subscript_sizes(terms, operand_shapes)

@@ -10,7 +10,7 @@ import numpy as _np
 
 from backends import backend_of
 
-from ..builtins import container
+from ..builtins import SequenceBox, container
 from ..core import def_linear, defjvp_argnums, defvjp, defvjp_argnum, getval, isbox, notrace_primitive, primitive
 from ..core.batching import batch_ndim, def_batch_safe_vjp
 from ..core.wrapping import wraps
@@ -26,9 +26,9 @@ repeat reshape roll rollaxis rot90 shape size split squeeze stack swapaxes tile 
 
 def array_like(*names):
     """Declare the parameters ``names`` of a function NumPy's ``array_like``: a list or tuple passed
-    there (of numbers, arrays or traced values) is made one array (:func:`array`) before the function
-    runs, as NumPy takes it, so that the function (a primitive, or a composition that reads ``shape``)
-    sees an array. The function returned calls ``fun``; for a primitive, ``.primitive`` is ``fun``
+    there (of numbers, arrays or traced values), or a traced list or tuple, is made one array (:func:`array`)
+    before the function runs, as NumPy takes it, so that the function (a primitive, or a composition that reads
+    ``shape``) sees an array. The function returned calls ``fun``; for a primitive, ``.primitive`` is ``fun``
     (which holds the rules)."""
 
     def decorate(fun):
@@ -51,13 +51,15 @@ def array_like(*names):
     return decorate
 
 
-_sequences = (list, tuple)
+#: what NumPy reads as a sequence of values where it takes ``array_like``: a list or tuple, traced or not (a
+#: traced one, ``adcore.builtins.tuple(...)``, is no array of any backend, and read as one would be a scalar)
+_sequences = (list, tuple, SequenceBox)
 
 
 def _as_array(x):
-    """A list or tuple (of numbers or traced values) as one array, as NumPy's functions take them; an object
-    whose ``shape`` is a method as NumPy's array of it (``_read_foreign``)."""
-    return array(x) if isinstance(x, (list, tuple)) else _read_foreign(x)
+    """A list or tuple (of numbers or traced values, or itself traced) as one array, as NumPy's functions take
+    them; an object whose ``shape`` is a method as NumPy's array of it (``_read_foreign``)."""
+    return array(x) if isinstance(x, _sequences) else _read_foreign(x)
 
 
 def _axis(axis):
@@ -485,8 +487,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def copy(a):
-    """A copy of ``a``; a traced value is immutable, so it is its own copy."""
-    return a if isbox(a) else array(a)
+    """A copy of ``a``; a traced array is immutable, so it is its own copy (a traced list is made an array)."""
+    return a if isbox(a) and type(a) is not SequenceBox else array(a)
 
 
 def swapaxes(x, axis1, axis2):
@@ -557,7 +559,7 @@ def array(obj, dtype=None):
 def asarray(obj, dtype=None):
     """``obj`` as an array, without a copy where it already is one of the right dtype."""
     obj = _read_foreign(obj)
-    if isbox(obj) or hasattr(obj, "shape"):
+    if type(obj) is not SequenceBox and (isbox(obj) or hasattr(obj, "shape")):  # a traced list is made an array
         if dtype is None or backend_of(getval(obj)).dtype(dtype) == getval(obj).dtype:
             return obj
         return astype(obj, dtype)

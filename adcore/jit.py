@@ -273,8 +273,8 @@ class Recording:
 
     def track(self, value):
         """A new slot holding ``value`` (an input's private copy, or a recorded call's result)."""
-        flags = getattr(value, "flags", None)
-        contiguous = bool(getattr(flags, "c_contiguous", False))
+        backend = array_backend(value)
+        contiguous = backend is not None and backend.memory_order(value) == "C"
         self.kinds.append((type(value), getattr(value, "shape", None), getattr(value, "dtype", None), contiguous))
         slot = len(self.kinds) - 1
         if type(value) in (int, bool):

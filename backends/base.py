@@ -146,6 +146,36 @@ class Backend:
         """
         return self.xp.asarray(x, copy=True)
 
+    def owns_memory(self, x):
+        """Whether the array ``x`` has memory of its own, no view of another array's (so a caller that made it,
+        and holds it alone, may write into it). The default is False: the library does not say."""
+        return False
+
+    def memory_order(self, x):
+        """``"C"`` if the entries of the array ``x`` lie in one block of memory in C order, ``"F"`` if in Fortran
+        order (a block of one dimension is ``"C"``), else None. The default is None: the layout is unknown (a
+        library that shows no memory, or a lazy one)."""
+        return None
+
+    def read_only(self, x):
+        """Whether the array ``x`` refuses writes (NumPy's read-only arrays: a broadcast view, a frozen copy).
+        The default is False: a library without read-only arrays."""
+        return False
+
+    def read_only_copy(self, x):
+        """A copy of ``x`` that writes to ``x`` cannot reach, itself refusing writes where the library can mark
+        an array so (NumPy). The default is ``snapshot``'s copy."""
+        return self.snapshot(x)
+
+    def read_only_view(self, memory, like):
+        """The 1-d array ``memory``, holding the entries of an array like ``like`` in its memory order (see
+        ``memory_order``, which is not None for ``like``), seen with ``like``'s shape and layout, refusing writes
+        where the library can (NumPy: a view with ``like``'s strides). The default reshapes ``memory`` with the
+        standard's functions (a view or a copy, as the library makes it)."""
+        if self.memory_order(like) == "C":
+            return self.reshape(memory, like.shape)
+        return self.permute_dims(self.reshape(memory, like.shape[::-1]), tuple(reversed(range(len(like.shape)))))
+
     def may_hold_nan(self, x):
         """Whether the array ``x`` may hold a NaN: True unless the library can tell without waiting that it
         holds none (NumPy answers exactly; a lazy or device array would have to be computed)."""

@@ -14,7 +14,10 @@ import numpy
 #: Array API functions taking arrays or Python scalars elementwise. NumPy scalars
 #: carry no backend, so they are passed on as Python scalars; the standard
 #: requires at least one array among the arguments, so a call with scalars only
-#: gets its first argument made an array first.
+#: gets its first argument made an array first. A fact of the standard (its
+#: elementwise functions, with ``clip`` and ``where``), not a list of adcore's
+#: primitives: tests/test_backends.py checks that every Array API name of adcore's
+#: op table declared elementwise is here.
 ELEMENTWISE = frozenset(
     "abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_invert bitwise_left_shift bitwise_or "
     "bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal exp expm1 floor floor_divide "

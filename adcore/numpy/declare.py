@@ -19,7 +19,7 @@ from backends import array_backend, array_under, backend_of, default_backend, fo
 
 from ..core import def_linear, defjvp, defjvp_argnum, defvjp_saved_values, getval, isbox, notrace_primitive, primitive, vspace
 from ..core.batching import batch_ndim
-from ..core.ops import declare
+from ..core.ops import declare, def_signature_only
 from ..core.tracer import primitive_name
 
 # ---- the declarations ----
@@ -254,6 +254,9 @@ def iscomplexobj(x):
         return isinstance(x, complex)
     iscomplex = _dtype_kinds.get((type(dtype), dtype, "complex floating"))
     return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
+
+
+def_signature_only(iscomplexobj)
 
 
 #: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two

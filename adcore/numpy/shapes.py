@@ -13,6 +13,7 @@ from backends import array_backend, backend_of
 from ..builtins import container
 from ..core import def_linear, defjvp_argnums, defvjp, defvjp_argnum, getval, isbox, notrace_primitive, primitive
 from ..core.batching import batch_ndim, def_batch_safe_vjp
+from ..core.ops import def_signature_only
 from ..core.wrapping import wraps
 from .declare import broadcast, metadata, unbroadcast, unbroadcast_f
 from .dtypes import astype, full_like, zeros_like
@@ -534,6 +535,9 @@ def ndim(x):
 @notrace_primitive
 def size(x):
     return _count(shape.fun(x), None, "size")
+
+
+def_signature_only(shape, ndim, size)
 
 
 def array(obj, dtype=None):

@@ -31,9 +31,11 @@ from .core import (
     sparse_cotangents,
     vspace,
 )
+from .core.ops import def_signature_only
 
 isinstance = notrace_primitive(builtins.isinstance)
 type = notrace_primitive(builtins.type)
+def_signature_only(isinstance, type)
 
 
 def build_container(container_type, items):

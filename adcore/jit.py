@@ -80,15 +80,14 @@ import numpy as _np
 
 from backends import array_backend, default_backend
 
-from . import builtins as _containers
 from .builtins import build_container
 from .core import Box, Node, getval, new_box, snapshot_value, snapshots, tracer
 from .core import trace as _trace
 from .core.batching import batch_ndim
+from .core.ops import signature_only
 from .jit_program import Instruction, Ref, build_program, refs_in
-from .numpy import linalg as _linalg
 from .numpy import random as _random
-from .numpy import declare, dtypes, indexing, shapes
+from .numpy import indexing
 
 __all__ = ["JitError", "jit"]
 
@@ -227,26 +226,6 @@ class JitNode(Node):
         raise refusal(self.recording, f"{what} of a traced value", FORMAT if what == "format()" else BRANCH)
 
 
-#: Non-differentiable functions whose result depends on the shapes, dtypes and types of the arguments
-#: only (part of the signature), so they run at record time and their results are constants.
-SIGNATURE_ONLY = {
-    shapes.shape,
-    shapes.ndim,
-    shapes.size,
-    declare.iscomplexobj,
-    dtypes.isscalar,
-    dtypes.result_type,
-    dtypes.zeros_like,
-}
-SIGNATURE_ONLY |= {
-    dtypes.ones_like,
-    dtypes.empty_like,
-    indexing.eye_like,
-    indexing.tri_mask,
-    _containers.isinstance,
-    _containers.type,
-}
-SIGNATURE_ONLY |= {_linalg._eps}
 #: Functions whose result's shape depends on the values of their argument.
 VALUE_SHAPED = {indexing.nonzero, indexing.flatnonzero, indexing.argwhere, indexing.where.untraced}
 VALUE_SHAPE = "a shape that depends on traced values"
@@ -273,8 +252,8 @@ class Recording:
 
     def track(self, value):
         """A new slot holding ``value`` (an input's private copy, or a recorded call's result)."""
-        flags = getattr(value, "flags", None)
-        contiguous = bool(getattr(flags, "c_contiguous", False))
+        backend = array_backend(value)
+        contiguous = backend is not None and backend.memory_order(value) == "C"
         self.kinds.append((type(value), getattr(value, "shape", None), getattr(value, "dtype", None), contiguous))
         slot = len(self.kinds) - 1
         if type(value) in (int, bool):
@@ -351,7 +330,7 @@ class Recording:
         if _holds_boxes(value):
             return value  # an item of a container of boxes, made while recording: that structure is fixed
         if nondifferentiable:
-            if f_wrapped in SIGNATURE_ONLY:
+            if signature_only(f_wrapped):  # the op table's fact: run while recording, its result a constant
                 return value
             if type(value) in (bool, int, float, complex):  # not NumPy's scalars (np.float64 is a float)
                 raise refusal(
@@ -443,7 +422,7 @@ def raw_call(f_wrapped, f_raw, args, kwargs, node):
         top = tracer.interpreting_box(map(getval, args))
         if top is not None and (recording is None or recording.depth or top._trace_id > recording.trace_id):
             return top._node.interpret(f_wrapped, tuple(tracer.getval_above(arg, top._trace_id) for arg in args), kwargs)
-    if recording is None or recording.depth or f_wrapped in SIGNATURE_ONLY:
+    if recording is None or recording.depth or signature_only(f_wrapped):
         return f_raw(*map(getval, args), **kwargs)
     return recording.call(f_wrapped, f_raw, args, kwargs, boxed_by_jit=type(node) is JitNode)
 

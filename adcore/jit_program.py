@@ -935,18 +935,18 @@ class Constants:
 
     def freeze(self, arg):
         if type(arg) is _np.ndarray:
-            if not arg.flags.writeable:
+            backend = backend_of(arg)
+            if backend.read_only(arg):
                 return arg  # a read-only NumPy array (a broadcast made while recording) is kept as it is
-            if arg.size >= self.SHARED_MIN_SIZE and (arg.flags.c_contiguous or arg.flags.f_contiguous):
-                return self.shared(arg)
+            if arg.size >= self.SHARED_MIN_SIZE and backend.memory_order(arg) is not None:
+                return self.shared(arg, backend)
         return snapshot_value(arg)
 
-    def shared(self, arg):
-        """A read-only view, with ``arg``'s shape and strides, of one copy of ``arg``'s memory."""
+    def shared(self, arg, backend):
+        """A read-only view, with ``arg``'s shape and layout, of one copy of ``arg``'s memory."""
         memory = arg.ravel(order="K")
         key = (arg.dtype.str, memory.size, hash(memory.tobytes()))
-        base = self.by_content.get(key)
-        if base is None or not _np.array_equal(base, memory):
-            base = self.by_content[key] = memory.copy()
-            base.flags.writeable = False
-        return _np.lib.stride_tricks.as_strided(base, shape=arg.shape, strides=arg.strides, writeable=False)
+        copy = self.by_content.get(key)
+        if copy is None or not _np.array_equal(copy, memory):
+            copy = self.by_content[key] = backend.read_only_copy(memory)
+        return backend.read_only_view(copy, arg)

@@ -14,7 +14,10 @@ import numpy
 #: Array API functions taking arrays or Python scalars elementwise. NumPy scalars
 #: carry no backend, so they are passed on as Python scalars; the standard
 #: requires at least one array among the arguments, so a call with scalars only
-#: gets its first argument made an array first.
+#: gets its first argument made an array first. A fact of the standard (its
+#: elementwise functions, with ``clip`` and ``where``), not a list of adcore's
+#: primitives: tests/test_backends.py checks that every Array API name of adcore's
+#: op table declared elementwise is here.
 ELEMENTWISE = frozenset(
     "abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_invert bitwise_left_shift bitwise_or "
     "bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal exp expm1 floor floor_divide "
@@ -36,7 +39,24 @@ def install_command(*extras):
 
 
 class Backend:
-    """One array library.
+    """One array library, seen through the Array API standard's names.
+
+    A backend for a new library is one subclass: its ``__init__`` calls ``super().__init__(name, xp)`` with
+    the library's Array API namespace (``array_api_compat``'s wrapper where the library needs one), its class
+    attributes (below) describe the library's arrays, and it overrides only what the library does
+    differently. The class body has two blocks:
+
+    - **Required operations**, what adcore computes with: the standard's functions as attributes
+      (``backend.sin``, ``backend.permute_dims``, through ``lookup``), host transfer, dtypes, NumPy's
+      indexing and scatter-add, NumPy's functions the standard lacks, random numbers, the products and norms
+      that derivatives need, snapshots of mutable arrays, ``synchronize``. Each has a default written with
+      the standard's functions (or the answer of a library without the feature: ``set_recording`` records
+      nothing); a backend overrides one where its library differs, and raises ``NotImplementedError``
+      naming itself and the operation where it cannot do it.
+    - **Optional performance hooks**: each default is safe, giving the values the fast path would give
+      (a new array instead of a write in place, a NaN mask computed instead of skipped, a copy instead of a
+      shared read-only one, the standard's function for every argument type); a backend overrides a hook
+      where its library has a quicker way, and answers for its own arrays only.
 
     Attributes
     ----------
@@ -72,6 +92,8 @@ class Backend:
     #: the standard's exist (array-api-strict). Serves ``numpy_function``.
     numpy_namespace = None
 
+    # ---- required operations (each default written with the standard's functions) ----
+
     def __init__(self, name, xp):
         self.name = name
         self.xp = xp
@@ -86,11 +108,6 @@ class Backend:
         setattr(self, api_name, fun)
         return fun
 
-    def function_for(self, api_name, types):
-        """The function answering ``api_name`` for arguments of exactly these ``types`` (a tuple), as
-        cached per types by adcore's dispatch: ``lookup``'s, unless a library has a faster one for them."""
-        return getattr(self, api_name)
-
     def lookup(self, api_name):
         """The function answering the Array API name ``api_name`` (cached by ``__getattr__``)."""
         fun = getattr(self.xp, api_name)
@@ -98,20 +115,6 @@ class Backend:
 
     def __repr__(self):
         return f"<adcore backend {self.name}>"
-
-    def real(self, x):
-        """NumPy's ``real``: the real part of a complex ``x``, and a real ``x`` itself (the standard's
-        ``real`` takes complex arrays only)."""
-        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
-            return x
-        return self.lookup("real")(x)
-
-    def imag(self, x):
-        """NumPy's ``imag``: the imaginary part of a complex ``x``, and zeros of a real ``x``'s shape and
-        dtype (the standard's ``imag`` takes complex arrays only)."""
-        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
-            return self.zeros_like(x)
-        return self.lookup("imag")(x)
 
     def device(self, x):
         return array_api_compat.device(x)
@@ -138,39 +141,77 @@ class Backend:
         """An explicit copy of the NumPy array ``x`` in this library, on ``device``."""
         return self.xp.asarray(x, dtype=self.dtype(dtype), device=device)
 
-    def snapshot(self, x):
-        """A copy of ``x`` (same shape, dtype and device) that writes to ``x`` cannot reach.
+    def real(self, x):
+        """NumPy's ``real``: the real part of a complex ``x``, and a real ``x`` itself (the standard's
+        ``real`` takes complex arrays only)."""
+        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
+            return x
+        return self.lookup("real")(x)
 
-        Used for the arrays a recorded call keeps for its derivative; only called
-        when ``mutable_arrays`` is true.
-        """
-        return self.xp.asarray(x, copy=True)
-
-    def may_hold_nan(self, x):
-        """Whether the array ``x`` may hold a NaN: True unless the library can tell without waiting that it
-        holds none (NumPy answers exactly; a lazy or device array would have to be computed)."""
-        return True
-
-    def unwritable(self, x):
-        """Whether ``x``, a derivative about to be handed to the user, is an array whose entries cannot be
-        written one at a time: a view whose entries share memory (a reduction's cotangent is a broadcast of
-        one value: NumPy marks it read-only, PyTorch writes every entry at once) or a read-only one. The
-        default is False: a library whose writes make new arrays (Dask) or that has none (JAX)."""
-        return False
-
-    #: Whether ``fingerprint`` can check this library's arrays for writes without copying them (then
-    #: constants of a single-use trace past its copy budget are checked instead of copied by ``snapshot``).
-    checks_constants = False
-
-    def fingerprint(self, x):
-        """A value equal to an earlier fingerprint of ``x`` exactly when ``x``'s entries, shape and dtype are
-        as they were, or None where ``x`` cannot be fingerprinted (the caller then copies it); only called
-        when ``checks_constants`` is true, for an ``x`` with an ``nbytes``."""
-        raise NotImplementedError(f"the {self.name} backend cannot fingerprint arrays")
+    def imag(self, x):
+        """NumPy's ``imag``: the imaginary part of a complex ``x``, and zeros of a real ``x``'s shape and
+        dtype (the standard's ``imag`` takes complex arrays only)."""
+        if hasattr(x, "dtype") and not self.isdtype(x.dtype, "complex floating"):
+            return self.zeros_like(x)
+        return self.lookup("imag")(x)
 
     def getitem(self, x, index):
         """``x[index]`` with NumPy's indexing (a library whose arrays lack part of it overrides this)."""
         return x[index]
+
+    def scatter_add(self, shape, dtype, device, index, values):
+        """``out = zeros(shape); out[index] += values``, with repeated indices accumulating.
+
+        The standard has no scatter-add: an index without integer arrays cannot
+        repeat a position, so it is a plain assignment; an integer-array index is
+        accumulated by ``scatter_add_repeated``.
+        """
+        xp = self.xp
+        out = xp.zeros(shape, dtype=dtype, device=device)
+        index = tuple(self.xp.asarray(i, device=device) if isinstance(i, list) else i for i in _as_tuple(index))
+        if any(_is_integer_array(xp, i) for i in index):
+            return self.scatter_add_repeated(out, index, values)
+        if len(index) == 1 and _is_boolean_array(xp, index[0]):
+            return self.scatter_masked(out, index[0], values)
+        kept = tuple(i for i in index if i is not None)
+        out[kept] = xp.reshape(values, out[kept].shape) if values.ndim else values
+        return out
+
+    def scatter_masked(self, zeros, mask, values):
+        """``zeros`` with ``values`` (one row per true entry of ``mask``, in order) put where ``mask`` holds.
+
+        Written without item assignment: each position of the mask picks its row
+        of ``values`` by the running count of true entries, then ``where`` keeps
+        the masked ones (shape-stable, and no host copy of the mask).
+        """
+        xp = self.xp
+        if values.shape[0] == 0:
+            return zeros
+        flat_mask = xp.reshape(mask, (-1,))
+        rows = xp.cumulative_sum(xp.astype(flat_mask, xp.int64)) - 1
+        picked = xp.take(values, xp.where(flat_mask, rows, 0), axis=0)
+        keep = xp.reshape(flat_mask, (-1,) + (1,) * (values.ndim - 1))
+        return xp.reshape(xp.where(keep, picked, 0.0), zeros.shape)
+
+    def scatter_add_repeated(self, out, index, values):
+        """``out[index] += values`` for an index with integer arrays, which may repeat positions.
+
+        The standard has no such routine: positions are made flat and summed
+        through a one-hot matrix product (memory ``values.size * out.size``).
+        Libraries with a native scatter-add override this.
+        """
+        xp = self.xp
+        shape, device = out.shape, self.device(out)
+        size = math.prod(shape)
+        one_hot = xp.astype(self.flat_positions(out, index)[:, None] == xp.arange(size, device=device)[None, :], out.dtype)
+        return out + xp.reshape(xp.reshape(values, (1, -1)) @ one_hot, shape)
+
+    def flat_positions(self, out, index):
+        """The flat (C-order) positions in ``out`` of the entries ``out[index]`` selects: a 1-d integer
+        array on ``out``'s device (what a scatter-add at ``index`` adds to, repeats included)."""
+        xp = self.xp
+        positions = xp.reshape(xp.arange(math.prod(out.shape), device=self.device(out)), out.shape)
+        return xp.reshape(positions[index], (-1,))
 
     def numpy_function(self, name):
         """This library's function of NumPy's name ``name`` and NumPy's meaning, for the NumPy functions
@@ -264,23 +305,12 @@ class Backend:
         a[...] = xp.reshape(xp.where(last >= 0, values, xp.reshape(a, (-1,))), a.shape)
         return None
 
-    def set_recording(self, on):
-        """Turn this library's own autograd recording (torch's) on or off in this thread; return
-        whether it was on. Libraries that record nothing ignore it (see ``recording_paused``)."""
-        return False
-
-    def synchronize(self):
-        """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
-
-    def scipy_module(self, name):
-        """This library's counterpart of ``scipy.<name>`` (``"linalg"``, ``"signal"``, ...).
-
-        Raises
-        ------
-        NotImplementedError
-            Naming the backend: only NumPy (SciPy) and CuPy (``cupyx.scipy``) have one.
-        """
-        raise NotImplementedError(f"the {self.name} backend has no scipy.{name} (SciPy's functions run on numpy and cupy)")
+    def random_normal(self, rng, shape, dtype, device=None):
+        """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
+        values = rng.standard_normal(shape)
+        if self.xp.isdtype(dtype, "complex floating"):
+            values = values + 1j * rng.standard_normal(shape)
+        return self.from_numpy(values, dtype=dtype, device=device)
 
     def multiply_zero_nan(self, a, b):
         """``a * b`` broadcast, but 0 where ``a`` is 0 and ``b`` is NaN (where IEEE gives NaN); 0 * inf stays NaN.
@@ -297,6 +327,14 @@ class Backend:
         if not arrays:
             return type(product)(0)
         return self.where(arrays[0] if len(arrays) == 1 else self.logical_and(*arrays), 0.0, product)
+
+    def sech_squared(self, x):
+        """``1 / cosh(x)**2`` of real ``x`` (the derivative of ``tanh``), as ``4u / (1 + u)**2`` with
+        ``u = exp(-2|x|)``: ``u`` is in [0, 1], so nothing overflows (``cosh`` does beyond |x| = 710), both
+        tails keep full precision (``1 - tanh(x)**2`` is 0 once ``tanh`` rounds to 1), and one exponential
+        costs less than ``cosh``. A Python or NumPy scalar gives a 0-d array (or NumPy scalar)."""
+        u = self.exp(self.multiply(self.abs(x), -2.0))
+        return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
 
     def two_norm(self, x, axes, keepdims):
         """``sqrt(sum(|x|**2))`` over ``axes`` (a tuple of non-negative ints): the 2-norm of vectors, the
@@ -334,95 +372,118 @@ class Backend:
         ratio = safe / self._kept(self.where(self.equal(ans, 0.0), 1.0, ans), x, axes, keepdims)  # ans 0: x 0
         return self.multiply(self.where(zero, 0.0, ratio ** (p - 1.0) / safe), self._direction(x))
 
-    def linalg_norm(self, x, ord, axis, keepdims):
-        """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
-        where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``)."""
-        return None
+    def snapshot(self, x):
+        """A copy of ``x`` (same shape, dtype and device) that writes to ``x`` cannot reach.
 
-    def sech_squared(self, x):
-        """``1 / cosh(x)**2`` of real ``x`` (the derivative of ``tanh``), as ``4u / (1 + u)**2`` with
-        ``u = exp(-2|x|)``: ``u`` is in [0, 1], so nothing overflows (``cosh`` does beyond |x| = 710), both
-        tails keep full precision (``1 - tanh(x)**2`` is 0 once ``tanh`` rounds to 1), and one exponential
-        costs less than ``cosh``. A Python or NumPy scalar gives a 0-d array (or NumPy scalar)."""
-        u = self.exp(self.multiply(self.abs(x), -2.0))
-        return self.divide(self.multiply(u, 4.0), self.square(self.add(u, 1.0)))
+        Used for the arrays a recorded call keeps for its derivative; only called
+        when ``mutable_arrays`` is true.
+        """
+        return self.xp.asarray(x, copy=True)
 
-    #: Whether ``tanh_tangent`` (and any chain-rule product a primitive declares) is one kernel here, so that
-    #: a VJP computes it instead of the partial and a product written into a buffer it owns (CuPy).
-    fuses_chain_products = False
+    def unwritable(self, x):
+        """Whether ``x``, a derivative about to be handed to the user, is an array whose entries cannot be
+        written one at a time: a view whose entries share memory (a reduction's cotangent is a broadcast of
+        one value: NumPy marks it read-only, PyTorch writes every entry at once) or a read-only one. The
+        default is False: a library whose writes make new arrays (Dask) or that has none (JAX)."""
+        return False
 
-    def tanh_tangent(self, g, x):
-        """``multiply_zero_nan(g, sech_squared(x))`` of real ``x``: the chain rule's product of ``tanh`` (its tangent
-        along ``g``, and its cotangent for ``g``), which a library that fuses kernels computes in one."""
-        return self.multiply_zero_nan(g, self.sech_squared(x))
+    def set_recording(self, on):
+        """Turn this library's own autograd recording (torch's) on or off in this thread; return
+        whether it was on. Libraries that record nothing ignore it (see ``recording_paused``)."""
+        return False
+
+    def synchronize(self):
+        """Wait for queued work on the device (a no-op on the CPU); call before reading a clock."""
+
+    def scipy_module(self, name):
+        """This library's counterpart of ``scipy.<name>`` (``"linalg"``, ``"signal"``, ...).
+
+        Raises
+        ------
+        NotImplementedError
+            Naming the backend: only NumPy (SciPy) and CuPy (``cupyx.scipy``) have one.
+        """
+        raise NotImplementedError(f"the {self.name} backend has no scipy.{name} (SciPy's functions run on numpy and cupy)")
+
+    # ---- optional performance hooks (each default safe: the same values, the fast path off) ----
+
+    def function_for(self, api_name, types):
+        """The function answering ``api_name`` for arguments of exactly these ``types`` (a tuple), as
+        cached per types by adcore's dispatch: ``lookup``'s, unless a library has a faster one for them.
+        The default is ``lookup``'s function for every type."""
+        return getattr(self, api_name)
+
+    def may_hold_nan(self, x):
+        """Whether the array ``x`` may hold a NaN: True unless the library can tell without waiting that it
+        holds none (NumPy answers exactly; a lazy or device array would have to be computed). The default is
+        True: the products that mask NaN compute their mask."""
+        return True
 
     def multiply_zero_nan_into(self, a, b, out=None):
         """``multiply_zero_nan(a, b)``, written into ``out`` (``a`` by default, or ``b``: an array of this
         library whose shape and dtype the product keeps) where the library can tell without waiting whether
         ``b`` holds a NaN (NumPy); elsewhere a new array (a lazy or device array would have to be computed to
-        tell)."""
+        tell). The default is ``multiply_zero_nan``'s new array."""
         return self.multiply_zero_nan(a, b)
 
-    def random_normal(self, rng, shape, dtype, device=None):
-        """Standard normal samples from the NumPy generator ``rng``; complex dtypes get both parts."""
-        values = rng.standard_normal(shape)
-        if self.xp.isdtype(dtype, "complex floating"):
-            values = values + 1j * rng.standard_normal(shape)
-        return self.from_numpy(values, dtype=dtype, device=device)
+    #: Whether ``tanh_tangent`` (and any chain-rule product a primitive declares) is one kernel here, so that
+    #: a VJP computes it instead of the partial and a product written into a buffer it owns (CuPy). The
+    #: default is False: the partial, then the product.
+    fuses_chain_products = False
 
-    def scatter_add(self, shape, dtype, device, index, values):
-        """``out = zeros(shape); out[index] += values``, with repeated indices accumulating.
+    def tanh_tangent(self, g, x):
+        """``multiply_zero_nan(g, sech_squared(x))`` of real ``x``: the chain rule's product of ``tanh`` (its tangent
+        along ``g``, and its cotangent for ``g``), which a library that fuses kernels computes in one. The
+        default is the two operations."""
+        return self.multiply_zero_nan(g, self.sech_squared(x))
 
-        The standard has no scatter-add: an index without integer arrays cannot
-        repeat a position, so it is a plain assignment; an integer-array index is
-        accumulated by ``scatter_add_repeated``.
-        """
-        xp = self.xp
-        out = xp.zeros(shape, dtype=dtype, device=device)
-        index = tuple(self.xp.asarray(i, device=device) if isinstance(i, list) else i for i in _as_tuple(index))
-        if any(_is_integer_array(xp, i) for i in index):
-            return self.scatter_add_repeated(out, index, values)
-        if len(index) == 1 and _is_boolean_array(xp, index[0]):
-            return self.scatter_masked(out, index[0], values)
-        kept = tuple(i for i in index if i is not None)
-        out[kept] = xp.reshape(values, out[kept].shape) if values.ndim else values
-        return out
+    def linalg_norm(self, x, ord, axis, keepdims):
+        """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
+        where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``). The default
+        is None."""
+        return None
 
-    def scatter_masked(self, zeros, mask, values):
-        """``zeros`` with ``values`` (one row per true entry of ``mask``, in order) put where ``mask`` holds.
+    #: Whether ``fingerprint`` can check this library's arrays for writes without copying them (then
+    #: constants of a single-use trace past its copy budget are checked instead of copied by ``snapshot``).
+    #: The default is False: they are copied.
+    checks_constants = False
 
-        Written without item assignment: each position of the mask picks its row
-        of ``values`` by the running count of true entries, then ``where`` keeps
-        the masked ones (shape-stable, and no host copy of the mask).
-        """
-        xp = self.xp
-        if values.shape[0] == 0:
-            return zeros
-        flat_mask = xp.reshape(mask, (-1,))
-        rows = xp.cumulative_sum(xp.astype(flat_mask, xp.int64)) - 1
-        picked = xp.take(values, xp.where(flat_mask, rows, 0), axis=0)
-        keep = xp.reshape(flat_mask, (-1,) + (1,) * (values.ndim - 1))
-        return xp.reshape(xp.where(keep, picked, 0.0), zeros.shape)
+    def fingerprint(self, x):
+        """A value equal to an earlier fingerprint of ``x`` exactly when ``x``'s entries, shape and dtype are
+        as they were, or None where ``x`` cannot be fingerprinted (the caller then copies it); only called
+        when ``checks_constants`` is true, for an ``x`` with an ``nbytes``. The default raises
+        ``NotImplementedError`` naming the backend (``checks_constants`` is False)."""
+        raise NotImplementedError(f"the {self.name} backend cannot fingerprint arrays")
 
-    def scatter_add_repeated(self, out, index, values):
-        """``out[index] += values`` for an index with integer arrays, which may repeat positions.
+    def owns_memory(self, x):
+        """Whether the array ``x`` has memory of its own, no view of another array's (so a caller that made it,
+        and holds it alone, may write into it). The default is False: the library does not say."""
+        return False
 
-        The standard has no such routine: positions are made flat and summed
-        through a one-hot matrix product (memory ``values.size * out.size``).
-        Libraries with a native scatter-add override this.
-        """
-        xp = self.xp
-        shape, device = out.shape, self.device(out)
-        size = math.prod(shape)
-        one_hot = xp.astype(self.flat_positions(out, index)[:, None] == xp.arange(size, device=device)[None, :], out.dtype)
-        return out + xp.reshape(xp.reshape(values, (1, -1)) @ one_hot, shape)
+    def memory_order(self, x):
+        """``"C"`` if the entries of the array ``x`` lie in one block of memory in C order, ``"F"`` if in Fortran
+        order (a block of one dimension is ``"C"``), else None. The default is None: the layout is unknown (a
+        library that shows no memory, or a lazy one)."""
+        return None
 
-    def flat_positions(self, out, index):
-        """The flat (C-order) positions in ``out`` of the entries ``out[index]`` selects: a 1-d integer
-        array on ``out``'s device (what a scatter-add at ``index`` adds to, repeats included)."""
-        xp = self.xp
-        positions = xp.reshape(xp.arange(math.prod(out.shape), device=self.device(out)), out.shape)
-        return xp.reshape(positions[index], (-1,))
+    def read_only(self, x):
+        """Whether the array ``x`` refuses writes (NumPy's read-only arrays: a broadcast view, a frozen copy).
+        The default is False: a library without read-only arrays."""
+        return False
+
+    def read_only_copy(self, x):
+        """A copy of ``x`` that writes to ``x`` cannot reach, itself refusing writes where the library can mark
+        an array so (NumPy). The default is ``snapshot``'s copy."""
+        return self.snapshot(x)
+
+    def read_only_view(self, memory, like):
+        """The 1-d array ``memory``, holding the entries of an array like ``like`` in its memory order (see
+        ``memory_order``, which is not None for ``like``), seen with ``like``'s shape and layout, refusing writes
+        where the library can (NumPy: a view with ``like``'s strides). The default reshapes ``memory`` with the
+        standard's functions (a view or a copy, as the library makes it)."""
+        if self.memory_order(like) == "C":
+            return self.reshape(memory, like.shape)
+        return self.permute_dims(self.reshape(memory, like.shape[::-1]), tuple(reversed(range(len(like.shape)))))
 
 
 def _as_tuple(index):

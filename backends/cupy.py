@@ -138,6 +138,9 @@ class CuPyBackend(Backend):
     def unwritable(self, x):
         return isinstance(x, cupy.ndarray) and shares_entries(x.shape, x.strides)
 
+    def owns_memory(self, x):
+        return x.base is None
+
     def scatter_add_repeated(self, out, index, values):
         if out.dtype.kind == "c":
             cupyx.scatter_add(out.real, index, values.real)

@@ -177,6 +177,24 @@ class NumPyBackend(Backend):
     def unwritable(self, x):
         return type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides))
 
+    def owns_memory(self, x):
+        return x.base is None
+
+    def memory_order(self, x):
+        flags = x.flags
+        return "C" if flags.c_contiguous else "F" if flags.f_contiguous else None
+
+    def read_only(self, x):
+        return not x.flags.writeable
+
+    def read_only_copy(self, x):
+        copy = x.copy()
+        copy.flags.writeable = False
+        return copy
+
+    def read_only_view(self, memory, like):
+        return numpy.lib.stride_tricks.as_strided(memory, shape=like.shape, strides=like.strides, writeable=False)
+
     def snapshot(self, x):
         """A copy of ``x``, of its type, shape, strides order and dtype (``x.copy``: about half of ``asarray``'s time
         on small arrays, which a trace copies one per constant). An ``ndarray`` subclass stays of its class (its own

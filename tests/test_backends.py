@@ -414,3 +414,20 @@ def test_sech_squared_is_one_over_cosh_squared(backend, dtype):
             backend.to_numpy(backend.backend.sech_squared(values)), want, rtol=4e-7 if dtype == "float32" else 1e-15
         )
     assert backend.to_numpy(backend.backend.sech_squared(backend.asarray(0.5, dtype))).shape == ()
+
+
+def test_the_elementwise_names_of_the_op_table_take_scalars_on_every_backend():
+    """``backends.base.ELEMENTWISE`` is a fact of the Array API standard, not a second inventory of adcore's
+    primitives: the standard's elementwise functions (and ``clip``, ``where``) whose arguments may be Python
+    scalars beside arrays, so that ``Backend.lookup`` makes the first one an array in a call of scalars only.
+    ``backends`` imports nothing of adcore, so the op table cannot be read there; instead every Array API name
+    that the op table declares elementwise is in it (the others are ``Backend`` methods, ``multiply_zero_nan``), so a
+    primitive added to a family is looked up with the scalar promotion its name needs."""
+    array_api_strict = pytest.importorskip("array_api_strict")  # the standard's namespace, nothing more
+    from adcore.core.ops import ops
+    from backends.base import ELEMENTWISE, Backend
+
+    names = {op.api for op in ops.values() if op.family == "elementwise" and op.api is not None}
+    standard = {name for name in names if hasattr(array_api_strict, name)}
+    assert len(standard) >= 50 and standard <= ELEMENTWISE, sorted(standard - ELEMENTWISE)
+    assert all(callable(getattr(Backend, name, None)) for name in names - standard), sorted(names - standard)

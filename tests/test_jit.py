@@ -774,3 +774,25 @@ def test_recording_while_another_thread_differentiates_eagerly():
         thread.join()
     expected = grad(lambda x: np.sum(np.sin(x) ** 2))(numpy.ones(3))
     assert results and all(numpy.array_equal(r, expected) for r in results)
+
+
+def test_a_primitive_declared_signature_only_runs_while_recording():
+    """The jit reads ``signature_only`` from the op table: a non-differentiable function of an argument's shape
+    that returns a Python number is refused (a value computed from traced values) until the op table declares
+    it signature-only (``def_signature_only``); then it runs while recording and its result is a constant of the
+    signature (a new shape records anew)."""
+    from adcore.core import notrace_primitive
+    from adcore.core.ops import def_signature_only, signature_only
+
+    def half_rows(x):
+        return x.shape[0] // 2
+
+    undeclared, declared = notrace_primitive(half_rows), notrace_primitive(half_rows)
+    def_signature_only(declared)
+    assert signature_only(declared) and not signature_only(undeclared)
+    with pytest.raises(JitError, match="half_rows"):
+        jit(lambda x: x[: undeclared(x)] * 2.0)(numpy.arange(6.0))
+    f = jit(lambda x: x[: declared(x)] * 2.0)
+    numpy.testing.assert_array_equal(f(numpy.arange(6.0)), [0.0, 2.0, 4.0])
+    numpy.testing.assert_array_equal(f(numpy.arange(4.0) + 1.0), [2.0, 4.0])
+    numpy.testing.assert_array_equal(grad(lambda x: np.sum(f(x)))(numpy.arange(6.0)), [2.0, 2.0, 2.0, 0.0, 0.0, 0.0])

@@ -175,3 +175,62 @@ if __name__ == "__main__":
     assert imports("adcore.numpy.boxes", source, False, module_level=True) == on_import
     assert imports("adcore.numpy.boxes", source, False) == on_import | {"adcore.array_api", "adcore.compat.autograd"}
     assert imports("adcore.numpy", "from . import shapes\nfrom .. import core", True) == {"adcore.numpy.shapes", "adcore.core"}
+
+
+#: What names NumPy's memory flags and views' owners: the attributes ``x.flags`` (with ``.writeable``,
+#: ``.c_contiguous``...), ``x.setflags(...)``, ``x.base``, and the keyword ``writeable=`` (``as_strided``).
+NUMPY_LAYOUT_ATTRIBUTES = frozenset(("flags", "setflags", "base", "writeable", "c_contiguous", "f_contiguous", "owndata"))
+
+
+def numpy_layout_names(source):
+    """``["line N: name", ...]``: where ``source`` names NumPy's memory flags or ``.base`` (an attribute of
+    ``NUMPY_LAYOUT_ATTRIBUTES``, also through ``getattr``, the keyword ``writeable``, or the string ``"WRITEABLE"``,
+    a flag's name)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        name = None
+        if isinstance(node, ast.Attribute) and node.attr in NUMPY_LAYOUT_ATTRIBUTES:
+            name = "." + node.attr
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr", "setattr"):
+            attr = node.args[1] if len(node.args) > 1 else None
+            if isinstance(attr, ast.Constant) and attr.value in NUMPY_LAYOUT_ATTRIBUTES:
+                name = f"{node.func.id}(..., {attr.value!r})"
+        elif isinstance(node, ast.keyword) and node.arg == "writeable":
+            name = "writeable="
+        elif isinstance(node, ast.Constant) and node.value == "WRITEABLE":
+            name = '"WRITEABLE"'
+        if name is not None:
+            found.append(f"line {node.lineno}: {name}")
+    return found
+
+
+def test_only_the_backend_modules_name_numpys_flags():
+    """No module outside the backend modules (``backends/numpy.py``; ``backends/cupy.py``, whose arrays have the same
+    ``.flags`` and ``.base``: each library's facts in its module) reads or sets NumPy's flags (writeable, contiguity)
+    or ``.base``: they ask ``Backend`` methods (``owns_memory``, ``memory_order``,
+    ``read_only``, ``read_only_copy``, ``read_only_view``, ``unwritable``), which the backend modules answer."""
+    found = {
+        module: names
+        for module, path in MODULES.items()
+        if layer_of(module) != "backend modules" and (names := numpy_layout_names(path.read_text()))
+    }
+    assert found == {}, f"NumPy's flags or .base named outside the backend modules (ask a Backend method): {found}"
+
+
+def test_the_flag_reader_sees_each_way_of_naming_them():
+    """``numpy_layout_names`` finds reads and writes of the flags, ``.base``, ``setflags``, ``getattr``'s reads, the
+    keyword and the flag's name as a string, and not other names that start alike (``base_name``)."""
+    source = """
+a = x.flags.writeable
+x.flags.writeable = False
+y = x.base
+x.setflags(write=False)
+v = as_strided(m, shape=s, writeable=False)
+r = numpy.require(x, requirements=["WRITEABLE"])
+backends.base_name, x.shape
+flags = getattr(value, "flags", None)
+"""
+    assert sorted(numpy_layout_names(source)) == [
+        "line 2: .flags", "line 2: .writeable", "line 3: .flags", "line 3: .writeable", "line 4: .base",
+        "line 5: .setflags", "line 6: writeable=", 'line 7: "WRITEABLE"', "line 9: getattr(..., 'flags')",
+    ]

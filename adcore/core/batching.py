@@ -12,8 +12,7 @@ array library.
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .ops import declare, ops
-from .tracer import primitive_name
+from .ops import declare_facts, ops
 
 _batch_ndim = ContextVar("adcore_cotangent_batch_ndim", default=0)
 
@@ -22,11 +21,7 @@ def def_batch_safe_vjp(*funs):
     """Declare that the VJPs of ``funs`` accept a cotangent of shape ``batch_shape + ans.shape``
     inside :func:`cotangent_batch` and return ``batch_shape + x.shape`` for each argument ``x``."""
     for fun in funs:
-        op = ops.get(fun)
-        if op is None:
-            declare(fun, primitive_name(fun), batch_safe=True)
-        else:
-            op.batch_safe = True
+        declare_facts(fun, batch_safe=True)
 
 
 def all_batch_safe(funs):

@@ -4,7 +4,7 @@ A family module (``adcore.numpy.elementwise``, ...) declares each primitive with
 declaration helper, which writes one :class:`Op` here. The passes read the table, never a rule's
 code: the backward pass (what a node keeps), the batched pullbacks of ``jacrev``
 (:attr:`Op.batch_safe`, :mod:`adcore.core.batching`), ``adcore.vmap`` (``family``, ``batching``),
-the jit (``api``, ``propagates_nan``, ``fusion``) and the coverage report (``kind``). The model is
+the jit (``api``, ``propagates_nan``, ``fusion``, ``signature_only``) and the coverage report (``kind``). The model is
 JAX's ``ad.py`` (``defjvp2`` *declares* that a rule reads the output; ``deflinear2``,
 ``defbilinear``, ``defjvp_zero`` name the mathematics) and tinygrad's ``GroupOp``.
 
@@ -12,6 +12,8 @@ The table is written while the modules that declare primitives are imported (and
 ``adcore.extend`` declarations of their own primitives, before they differentiate them); it is
 only read afterwards. This module imports no array library.
 """
+
+from .tracer import primitive_name
 
 #: The mathematical kinds: ``elementwise`` (a diagonal Jacobian: each output entry is a function of
 #: the entries at its position), ``linear``, ``bilinear``, ``zero`` (a zero derivative wherever it
@@ -50,9 +52,13 @@ class Op:
         the Array API name, or None where it is not fused.
     batching : callable or None
         Its ``adcore.vmap`` batching rule, where the family's (broadcasting, for elementwise) does not do.
+    signature_only : bool
+        Whether its result depends on the shapes, dtypes and types of its arguments only, not on their
+        values (``shape``, ``zeros_like``, ``result_type``): ``adcore.jit`` runs it while recording and
+        keeps its result, a fact of the signature (:func:`def_signature_only`).
     """
 
-    __slots__ = ["name", "api", "family", "kind", "reads", "batch_safe", "propagates_nan", "fusion", "batching"]
+    __slots__ = ["name", "api", "family", "kind", "reads", "batch_safe", "propagates_nan", "fusion", "batching", "signature_only"]
 
     def __init__(self, name, api=None, family="general", kind="general", reads=(), batch_safe=False, **facts):
         self.name, self.api, self.family, self.kind, self.reads = name, api, family, kind, tuple(reads)
@@ -60,6 +66,7 @@ class Op:
         self.propagates_nan = facts.pop("propagates_nan", False)
         self.fusion = facts.pop("fusion", None)
         self.batching = facts.pop("batching", None)
+        self.signature_only = facts.pop("signature_only", False)
         if facts or kind not in KINDS or not set(self.reads) <= set(READS):
             raise ValueError(f"declaring {name}: unknown kind {kind!r}, reads {reads!r} or facts {sorted(facts)}")
 
@@ -80,6 +87,30 @@ def declare(fun, name, **facts):
     if op.api is not None:
         apis[op.api] = op
     return op
+
+
+def declare_facts(fun, **facts):
+    """Set ``facts`` (attributes of :class:`Op`) on the entry of primitive ``fun``, declaring a general one,
+    named after it, for a primitive that no family module declares; returns the entry."""
+    op = ops.get(fun)
+    if op is None:
+        return declare(fun, primitive_name(fun), **facts)
+    for fact, value in facts.items():
+        setattr(op, fact, value)
+    return op
+
+
+def def_signature_only(*funs):
+    """Declare that the results of ``funs`` depend on the shapes, dtypes and types of their arguments only
+    (:attr:`Op.signature_only`)."""
+    for fun in funs:
+        declare_facts(fun, signature_only=True)
+
+
+def signature_only(fun):
+    """Whether ``fun``'s entry declares it :attr:`~Op.signature_only` (False for a primitive without one)."""
+    op = ops.get(fun)
+    return op is not None and op.signature_only
 
 
 def op_of(fun):

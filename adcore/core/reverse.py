@@ -40,29 +40,25 @@ class VJPNode(Node):
         self.fun = fun
         self.parents = parents
         self.number = next(node_numbers)
-        self.constants = constants = parents[0].constants
+        self.constants = parents[0].constants
         rule = saved_values_vjps.get(fun)
-        if (
-            len(args) != len(parent_argnums)
-            and (rule is None or rule.keeps_arguments or self.keeps_call)
-            and not (len(args) == 2 and type(args[1 - parent_argnums[0]]) in immutable_types)  # x * 0.5: nothing to keep
-        ):
-            args = constants.keep(args, parent_argnums, fun)
-        checking = checking_rules.get()
-        if rule is None or checking:
-            try:
-                vjpmaker = primitive_vjps[fun]
-            except KeyError:
-                raise RuleNotDefined("VJP", fun, parent_argnums) from None
-            self.vjp, self.saved = vjpmaker(parent_argnums, value, args, kwargs), None
-            if checking:
-                self.vjp = checked_vjp(self.vjp, fun, parent_argnums, args)
+        if len(args) != len(parent_argnums) and self.keeps_constants(rule, args, parent_argnums):
+            args = self.constants.keep(args, parent_argnums, fun)
+        if rule is None or checking_rules.get():
+            self.vjp, self.saved = closure_vjp(fun, value, args, kwargs, parent_argnums), None
         else:
-            keeps_output = not rule.output_readers.isdisjoint(parent_argnums)
-            self.vjp = rule.vjp
-            self.saved = (value if keeps_output else None, args if rule.keeps_arguments else None, kwargs, parent_argnums)
+            ans = None if rule.output_readers.isdisjoint(parent_argnums) else value
+            self.vjp, self.saved = rule.vjp, (ans, args if rule.keeps_arguments else None, kwargs, parent_argnums)
         if self.keeps_call:
             self.call = (value, args, kwargs, parent_argnums)
+
+    def keeps_constants(self, rule, args, argnums):
+        """Whether the node keeps the constant arguments of a call that has some (``args`` not all at
+        ``argnums``): unless its rule names no use of them, or the one constant of a binary call is
+        immutable (``x * 0.5``: nothing to keep)."""
+        if rule is not None and not rule.keeps_arguments and not self.keeps_call:
+            return False
+        return not (len(args) == 2 and type(args[1 - argnums[0]]) in immutable_types)
 
     def initialize_root(self, constants=None):
         self.fun = None
@@ -70,6 +66,17 @@ class VJPNode(Node):
         self.number = next(node_numbers)
         self.constants = constants or Constants()
         self.vjp, self.saved = lambda g: (), None
+
+
+def closure_vjp(fun, value, args, kwargs, argnums):
+    """The VJP closure of ``fun``'s registered VJP maker for this call, checked under ``set_debug``
+    (``RuleNotDefined`` where ``fun`` has no VJP rule)."""
+    try:
+        vjpmaker = primitive_vjps[fun]
+    except KeyError:
+        raise RuleNotDefined("VJP", fun, argnums) from None
+    vjp = vjpmaker(argnums, value, args, kwargs)
+    return checked_vjp(vjp, fun, argnums, args) if checking_rules.get() else vjp
 
 
 def checked_vjp(vjp, fun, argnums, args):

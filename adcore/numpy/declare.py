@@ -19,7 +19,7 @@ from backends import array_backend, array_under, backend_of, default_backend, fo
 
 from ..core import def_linear, defjvp, defjvp_argnum, defvjp_saved_values, getval, isbox, notrace_primitive, primitive, vspace
 from ..core.batching import batch_ndim
-from ..core.ops import declare
+from ..core.ops import declare, def_signature_only
 from ..core.tracer import primitive_name
 
 # ---- the declarations ----
@@ -256,6 +256,9 @@ def iscomplexobj(x):
     return _is_dtype_kind(backend_of(x, op="iscomplexobj"), dtype, "complex floating") if iscomplex is None else iscomplex
 
 
+def_signature_only(iscomplexobj)
+
+
 #: (dtype type, dtype, kind) -> whether the dtype is of that kind (the type first: dtypes of two
 #: libraries are never compared); asked of the backend once per dtype and kind.
 _dtype_kinds = {}
@@ -389,24 +392,23 @@ def in_place_backend(x, y):
 def product_into(g, factor, owned, made=False):
     """``g * factor`` (0 where ``g`` is 0 and ``factor`` NaN: ``elementwise._times_partial``), written into ``g`` when
     the backward pass owns ``g``, or else into ``factor`` when the rule ``made`` it (:func:`made_by_rule`, asked
-    only where ``g`` is not owned), where the product keeps the shape and dtype of the buffer written
-    (:func:`in_place_backend`) and the library can check ``factor`` for NaN without waiting
-    (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
+    only where ``g`` is not owned) and it has memory of its own (``Backend.owns_memory``), where the product
+    keeps the shape and dtype of the buffer written (:func:`in_place_backend`) and the library can check
+    ``factor`` for NaN without waiting (``Backend.multiply_zero_nan_into``): one buffer fewer for large arrays."""
     backend = in_place_backend(g, factor) if owned else None
     if backend is not None:
         return backend.multiply_zero_nan_into(g, factor)
     backend = in_place_backend(factor, g) if made and getattr(factor, "ndim", 0) else None  # 0-d: NumPy's product is a scalar
-    if backend is not None:
+    if backend is not None and backend.owns_memory(factor):
         return backend.multiply_zero_nan_into(g, factor, out=factor)
     return times_partial(g, factor)
 
 
 def made_by_rule(partial, ans, args):
     """Whether ``partial``, what a partial derivative function of :func:`def_elementwise` returned, is a value
-    it made: one with memory of its own (``base`` None: a NumPy array, or scalar) that is neither the node's
-    output nor one of its arguments. Nothing else holds it, so the VJP may write its product into it where it
-    is an array (:func:`in_place_backend`)."""
-    return getattr(partial, "base", False) is None and partial is not ans and all(partial is not arg for arg in args)
+    it made: neither the node's output nor one of its arguments. Nothing else holds it, so the VJP may write its
+    product into it where it is an array with memory of its own (:func:`product_into`)."""
+    return partial is not ans and all(partial is not arg for arg in args)
 
 
 def fuses_chain_products(g):

@@ -7,6 +7,7 @@ from backends import backend_of
 
 from ..core import def_linear, defvjp, getval, notrace_primitive, primitive
 from ..core.batching import def_batch_safe_vjp
+from ..core.ops import def_signature_only
 from ..core.wrapping import wraps
 from .declare import unbroadcast_f
 
@@ -108,6 +109,9 @@ def ones_like(x, dtype=None):
 def empty_like(x, dtype=None):
     backend = backend_of(x, op="empty_like")
     return backend.empty_like(x, dtype=backend.dtype(dtype))
+
+
+def_signature_only(isscalar, result_type, zeros_like, ones_like, empty_like)
 
 
 @notrace_primitive

@@ -9,6 +9,7 @@ from backends import backend_of
 
 from ..core import def_linear, defjvp, defvjp, notrace_primitive, primitive
 from ..core.batching import batch_ndim, cotangent_batch, def_batch_safe_vjp
+from ..core.ops import def_signature_only
 from .declare import broadcast, metadata, unbroadcast, unbroadcast_elementwise
 from .dtypes import _untraced_when, ones_like
 from .elementwise import logical_and
@@ -137,6 +138,9 @@ def tri_mask(x, k, lower):
     return offsets <= k if lower else offsets >= k
 
 
+def_signature_only(tri_mask)
+
+
 @array_like("x")
 def tril(x, k=0):
     """``x`` with the entries above the ``k``-th diagonal set to 0."""
@@ -154,6 +158,9 @@ def eye_like(x, n=None):
     """The ``n x n`` identity (``n`` = the last dimension of ``x``) in ``x``'s backend, dtype and device."""
     backend = backend_of(x, op="eye_like")
     return backend.eye(x.shape[-1] if n is None else n, dtype=x.dtype, device=backend.device(x))
+
+
+def_signature_only(eye_like)
 
 
 @primitive

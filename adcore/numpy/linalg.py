@@ -59,6 +59,7 @@ import numpy as _np
 from backends import array_backend, backend_of
 
 from ..core import defjvp, defvjp, getval, isbox, notrace_primitive, primitive
+from ..core.ops import def_signature_only
 from . import declare, dtypes, elementwise, indexing, products, reductions, shapes
 from .declare import broadcast, metadata, unbroadcast
 
@@ -552,6 +553,9 @@ def lstsq(a, b, rcond=None):
 def _eps(x):
     backend = backend_of(x, op="lstsq")
     return float(backend.finfo(x.dtype).eps)
+
+
+def_signature_only(_eps)
 
 
 @notrace_primitive

@@ -8,11 +8,12 @@ import inspect
 
 import numpy as _np
 
-from backends import backend_of
+from backends import array_backend, backend_of
 
 from ..builtins import SequenceBox, container
 from ..core import def_linear, defjvp_argnums, defvjp, defvjp_argnum, getval, isbox, notrace_primitive, primitive
 from ..core.batching import batch_ndim, def_batch_safe_vjp
+from ..core.ops import def_signature_only
 from ..core.wrapping import wraps
 from .declare import broadcast, metadata, unbroadcast, unbroadcast_f
 from .dtypes import astype, full_like, zeros_like
@@ -378,9 +379,10 @@ def dsplit(ary, indices_or_sections):
 def _own_array(x):
     """``x``, copied where it is an untraced read-only array: a broadcast view, reshaped, where NumPy's function
     (``repeat``, ``tile``, ``meshgrid``, ``choose``, ``select``, ``linalg.matrix_power`` to the power 0)
-    returns an array of its own, which its caller may write into. A traced value is immutable and kept."""
-    flags = None if isbox(x) else getattr(x, "flags", None)
-    return array(x) if not getattr(flags, "writeable", True) else x
+    returns an array of its own, which its caller may write into (``Backend.read_only``). A traced value is
+    immutable and kept."""
+    backend = None if isbox(x) else array_backend(x)
+    return array(x) if backend is not None and backend.read_only(x) else x
 
 
 def tile(A, reps):
@@ -535,6 +537,9 @@ def ndim(x):
 @notrace_primitive
 def size(x):
     return _count(shape.fun(x), None, "size")
+
+
+def_signature_only(shape, ndim, size)
 
 
 def array(obj, dtype=None):

@@ -437,6 +437,12 @@ class Backend:
         default is the two operations."""
         return self.multiply_zero_nan(g, self.sech_squared(x))
 
+    def zero_where_masked(self, g, partial):
+        """``partial``, but 0 where ``g`` is 0 and ``partial`` is NaN: the derivative in ``g`` of the chain rule's
+        product ``multiply_zero_nan(g, partial)``, which a library that fuses kernels computes in one. The
+        default is the four operations (``equal``, ``isnan``, ``logical_and``, ``where``)."""
+        return self.where(self.logical_and(self.equal(g, 0), self.isnan(partial)), 0.0, partial)
+
     def linalg_norm(self, x, ord, axis, keepdims):
         """NumPy's ``linalg.norm`` of an array of this library, computed by the library in one call, or None
         where it has no such function (adcore then composes it, see ``adcore.numpy.linalg.norm``). The default

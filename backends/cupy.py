@@ -64,11 +64,13 @@ KERNELS = {
         "T y",
         "T u = exp(-2 * fabs(x)); T s = 4 * u / ((1 + u) * (1 + u)); y = (isnan(s) && g == T(0)) ? T(0) : g * s",
     ),
+    "zero_where_masked": ("T g, T partial", "T y", "y = (isnan(partial) && g == T(0)) ? T(0) : partial"),
 }
 KERNEL_DTYPES = {
     "multiply_zero_nan": frozenset("float32 float64 complex64 complex128".split()),
     "sech_squared": frozenset("float32 float64".split()),
     "tanh_tangent": frozenset("float32 float64".split()),
+    "zero_where_masked": frozenset("float32 float64 complex64 complex128".split()),
 }
 
 
@@ -125,6 +127,11 @@ class CuPyBackend(Backend):
         """As ``Backend.tanh_tangent``; one kernel for two real floating arrays of one dtype (the composition is two)."""
         kernel = self._kernel("tanh_tangent", g, x)
         return super().tanh_tangent(g, x) if kernel is None else kernel(g, x)
+
+    def zero_where_masked(self, g, partial):
+        """As ``Backend.zero_where_masked``; one kernel for two arrays of one floating dtype (the composition is four)."""
+        kernel = self._kernel("zero_where_masked", g, partial)
+        return super().zero_where_masked(g, partial) if kernel is None else kernel(g, partial)
 
     def device(self, x):
         return x.device

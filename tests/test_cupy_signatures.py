@@ -725,8 +725,8 @@ def _launch_cases():
 #: calls were a 7.1, c 50, d 17, e 28 (views and operators counted alike, as calls); counted as launches then,
 #: a 7.1, c 44, d 17, e 29; now, with no mask for a product with a number that is not NaN and tanh's chain product
 #: as one kernel (``Backend.tanh_tangent``), a 6.1, c 41, d 15, e 26 (before those kernels, as calls: a 11.1, c 72,
-#: d 43, e 68).
-LAUNCH_CEILINGS = {"a": 6.1, "c": 41, "d": 15, "e": 26}
+#: d 43, e 68); with the masked product's derivative as one kernel (``Backend.zero_where_masked``), e 23.
+LAUNCH_CEILINGS = {"a": 6.1, "c": 41, "d": 15, "e": 23}
 #: the kernels of workload d's gradient written by hand (benchmarks/elementwise.py: tanh, negative, exp, t * t,
 #: 1 - ..., 2 * ..., ... - t and two products)
 HAND_WRITTEN_D = 9
@@ -786,7 +786,15 @@ def _load_nvrtc():
     return nvrtc
 
 
-@pytest.mark.parametrize("name", ["multiply_zero_nan", "sech_squared"])
+#: every one-kernel helper of ``backends.cupy.KERNELS`` (``test_every_kernel_is_compiled`` checks the list)
+KERNEL_NAMES = ["multiply_zero_nan", "sech_squared", "tanh_tangent", "zero_where_masked"]
+
+
+def test_every_kernel_is_compiled():
+    assert sorted(KERNEL_NAMES) == sorted(backends.cupy.KERNELS)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
 def test_kernel_operations_compile(name):
     """Each one-kernel helper's CUDA operation compiles (NVRTC, no GPU needed) for every dtype it serves, with
     CuPy's own headers (its ``complex<T>``), as the body of a function of the kernel's parameters."""
@@ -813,7 +821,8 @@ def test_kernel_operations_compile(name):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "int64"])
 def test_one_kernel_helpers_equal_the_composition(dtype, recorded):
-    """The one-kernel NaN-safe product and sech_squared give the base class's values and dtypes (the stand-in
+    """The one-kernel helpers (the NaN-safe product, sech_squared, tanh's chain product, the masked product's
+    derivative) give the base class's values and dtypes (the stand-in
     computes the kernel by that composition), launch once where they serve the dtype, and leave the other
     calls (integers, mixed dtypes, scalars) to the composition."""
     backend, recorder = recorded
@@ -837,3 +846,12 @@ def test_one_kernel_helpers_equal_the_composition(dtype, recorded):
         x = numpy.array([-800.0, -3.0, 0.0, 0.5, 20.0]).astype(dtype)
         assert backend.sech_squared(x).dtype == x.dtype and recorder.calls == 1
         numpy.testing.assert_array_equal(backend.sech_squared(x), Backend.sech_squared(backends.get_backend("numpy"), x))
+        recorder.calls = 0
+        g = numpy.array([0.0, 1.5, 0.0, -2.0, 3.0]).astype(dtype)
+        assert backend.tanh_tangent(g, x).dtype == x.dtype and recorder.calls == 1
+        numpy.testing.assert_array_equal(backend.tanh_tangent(g, x), Backend.tanh_tangent(backends.get_backend("numpy"), g, x))
+    if served:
+        recorder.calls = 0
+        masked = backend.zero_where_masked(a, b)
+        assert recorder.calls == 1 and masked.dtype == b.dtype
+        numpy.testing.assert_array_equal(masked, Backend.zero_where_masked(backends.get_backend("numpy"), a, b))

@@ -437,13 +437,18 @@ def zero_where_masked(g, partial):
     """The partial derivative in ``g`` of the chain rule's product ``_times_partial(g, partial)``: ``partial``, but 0
     where the product was masked (``g`` 0 and ``partial`` NaN). There the product is 0 whatever ``g`` is, so its
     derivative is 0 too, and a NaN of data masked out (by ``nansum``, ``where``) stays out of second derivatives, as
-    of first ones; ``partial`` itself where it holds no NaN (``Backend.may_hold_nan``)."""
+    of first ones; ``partial`` itself where it holds no NaN (``Backend.may_hold_nan``), and the backend's
+    ``zero_where_masked`` (one kernel on CuPy) where neither is traced (a first-order pass)."""
     raw = array_under(getval(partial))  # a batch of values (adcore.vmap's): its batch's array
     if not hasattr(raw, "shape"):
         if raw == raw:
             return partial
-    elif not backend_of(raw, op="multiply").may_hold_nan(raw):
-        return partial
+    else:
+        backend = backend_of(raw, op="multiply")
+        if not backend.may_hold_nan(raw):
+            return partial
+        if not isbox(partial) and hasattr(g, "shape") and not isbox(g):
+            return backend.zero_where_masked(g, partial)
     from .elementwise import equal, isnan, logical_and  # at call time: the families import this module
     from .indexing import where
 

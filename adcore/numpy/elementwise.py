@@ -110,6 +110,25 @@ def power_partial_x(ans, x, y):
     return multiply(y, power(x, indexing.where(not_equal(y, 0), subtract(y, 1), dtypes.ones_like(y))))
 
 
+def power_partial_y(ans, x, y):
+    """``log(x) x**y``, with ``log`` taken at 1 where ``x`` is 0 (the partial is then 0, not NaN)."""
+    return multiply(log(replace_zero(x, 1.0)), ans)
+
+
+def jvp_power(g, ans, x, y):
+    """The tangent of ``x**y`` along ``g`` in ``x``: ``g`` times :func:`power_partial_x`, for the constant exponent 2
+    ``2 (g x)``, so that a trace enclosing forward mode (``hvp``'s) keeps ``x``, which it holds anyway, and no
+    ``2 x`` of its own (one array fewer held until the backward pass; doubling is exact, so the value is the
+    same)."""
+    if type(y) in (int, float) and y == 2:
+        return broadcast(multiply(times_partial(g, x), 2.0), ans)
+    return broadcast(times_partial(g, power_partial_x(ans, x, y)), ans)
+
+
+def jvp_power_y(g, ans, x, y):
+    return broadcast(times_partial(g, power_partial_y(ans, x, y)), ans)
+
+
 def balanced_eq(x, z, y):
     """1 where ``x`` is the selected value ``z``, 1/2 where it ties with ``y``, else 0 (autograd's rule)."""
     from . import dtypes, indexing  # at call time: the families import this module
@@ -245,8 +264,9 @@ divide = true_divide = elementwise(
 )
 power = elementwise(
     "power",
-    d=(power_partial_x, lambda ans, x, y: multiply(log(replace_zero(x, 1.0)), ans)),
+    d=(power_partial_x, power_partial_y),
     reads=("arguments", "both"),
+    jvp=(jvp_power, jvp_power_y),
     api="pow",
     fusion="({0} ** {1})",
 )
@@ -293,7 +313,7 @@ _sech_squared = elementwise("_sech_squared", d=lambda ans, x: -2.0 * ans * tanh(
 # ans = g sech(x)**2 is linear in g; in x its partial is g (sech**2)' = -2 ans tanh(x), 0 where ans is 0 (g is 0)
 _tanh_tangent = elementwise(
     "_tanh_tangent",
-    d=(lambda ans, g, x: zero_where_masked(g, _sech_squared(x)), lambda ans, g, x: _times_partial(-2.0 * ans, tanh(x))),
+    d=(lambda ans, g, x: zero_where_masked(g, _sech_squared(x)), lambda ans, g, x: _times_partial(ans, multiply(tanh(x), -2.0))),
     reads=("arguments", "both"),
     raw=tanh_tangent_raw,
 )

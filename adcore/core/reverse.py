@@ -37,10 +37,7 @@ class VJPNode(Node):
     keeps_call = False
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
-        self.fun = fun
-        self.parents = parents
-        self.number = next(node_numbers)
-        self.constants = parents[0].constants
+        self.fun, self.parents, self.number, self.constants = fun, parents, next(node_numbers), parents[0].constants
         rule = saved_values_vjps.get(fun)
         if len(args) != len(parent_argnums) and self.keeps_constants(rule, args, parent_argnums):
             args = self.constants.keep(args, parent_argnums, fun)
@@ -48,7 +45,9 @@ class VJPNode(Node):
             self.vjp, self.saved = closure_vjp(fun, value, args, kwargs, parent_argnums), None
         else:
             ans = None if rule.output_readers.isdisjoint(parent_argnums) else value
-            self.vjp, self.saved = rule.vjp, (ans, args if rule.keeps_arguments else None, kwargs, parent_argnums)
+            kept = rule.keeps_arguments
+            kept = args if kept is True else None if kept is False else kept(args, parent_argnums)
+            self.vjp, self.saved = rule.vjp, (ans, kept, kwargs, parent_argnums)
         if self.keeps_call:
             self.call = (value, args, kwargs, parent_argnums)
 
@@ -125,7 +124,9 @@ def defvjp_saved_values(fun, vjp, output_readers=(), keeps_arguments=True):
 
     ``output_readers``: the argnums whose cotangent reads the output; the node keeps the output
     only when one of them is differentiated (``multiply``'s rule never reads it, ``exp``'s always).
-    ``keeps_arguments``: whether the rule reads the arguments (``exp``'s does not).
+    ``keeps_arguments``: whether the rule reads the arguments (``exp``'s does not), or a function
+    ``kept(args, argnums)`` giving what the node keeps of them where a partial reads fewer than all
+    (``adcore.numpy.declare.kept_unless_differentiated``).
     """
     rule = saved_values_vjps[fun] = SavedValuesVJP(vjp, output_readers, keeps_arguments)
     primitive_vjps[fun] = rule.vjp_maker

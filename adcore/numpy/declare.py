@@ -25,7 +25,7 @@ from ..core.tracer import primitive_name
 # ---- the declarations ----
 
 
-def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=None, jvp=None, chain=None, **facts):
+def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=None, jvp=None, chain=None, kept=None, **facts):
     """Declare the elementwise primitive ``name``: make it, register its rules, record its facts; returns it.
 
     Parameters
@@ -56,6 +56,9 @@ def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=
     jvp : tuple of callables or "linear", optional
         ``jvp[i](g, ans, *args)``, the contribution of argument ``i`` (None: none); ``"linear"``: the
         primitive applied to the tangent. Given with ``d``, it replaces the product with the partial.
+    kept : callable, optional
+        With ``d``: ``kept(args, argnums)``, what a node keeps of the arguments when ``argnums`` are
+        differentiated, where some partial reads fewer than all of them (:func:`kept_unless_differentiated`).
     chain : callable, optional
         With ``d`` of one argument: ``chain(g, ans, x)``, the chain rule's product of ``g`` with the partial by
         one primitive, which the VJP calls instead of the partial and the product where the backend computes
@@ -93,6 +96,7 @@ def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=
             kind=kind or "elementwise",
             reads=reads,
             chain=chain,
+            kept=kept,
             **facts,
         )
     else:
@@ -119,9 +123,10 @@ def _per_argument(reads, count):
     return (reads,) * count if isinstance(reads, str) else tuple(reads)
 
 
-def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", reads=None, chain=None, **facts):
+def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", reads=None, chain=None, kept=None, **facts):
     """Rules of the elementwise primitive ``fun`` from its partial derivatives ``partial(ans, *args)``, and
-    its facts in the op table (``name``, ``api``, ``kind``, ``reads``, ``chain``, ``facts``: see :func:`elementwise`).
+    its facts in the op table (``name``, ``api``, ``kind``, ``reads``, ``chain``, ``kept``, ``facts``: see
+    :func:`elementwise`).
 
     The Jacobian in each argument is diagonal, so the VJP and the JVP are both multiplication by the
     partial derivative (unbroadcast for the VJP, broadcast for the JVP), a product in which a zero
@@ -139,7 +144,7 @@ def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", rea
     declare(fun, name or primitive_name(fun), api=api, family="elementwise", kind=kind, reads=reads, batch_safe=True, **facts)
     unary = len(partials) == 1
     readers = [argnum for argnum, read in enumerate(reads) if read in ("output", "both")]
-    keeps_arguments = not unary or reads[0] in ("arguments", "both")
+    keeps_arguments = kept or not unary or reads[0] in ("arguments", "both")
 
     def vjp(g, owned, ans, args, kwargs, argnums):
         if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
@@ -353,6 +358,18 @@ def broadcast(g, ans):
     if ans_dtype is not None and getval(g).dtype != ans_dtype:
         g = dtypes.astype(g, ans_dtype)
     return g
+
+
+def kept_unless_differentiated(position):
+    """``kept(args, argnums)`` for a primitive whose argument at ``position`` only its own partial reads
+    (``_tanh_tangent``'s ``g``): a node keeps every argument where that one is differentiated, else the others
+    (None in its place), so that a constant there (a tangent direction, in ``hvp``) is not held until the
+    backward pass."""
+
+    def kept(args, argnums):
+        return args if position in argnums else args[:position] + (None,) + args[position + 1 :]
+
+    return kept
 
 
 def cotangent_of(x, g):

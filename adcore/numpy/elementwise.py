@@ -14,7 +14,15 @@ import math
 from backends import backend_of
 
 from ..core import getval
-from .declare import broadcast, elementwise, iscomplexobj, times_partial, zero_derivative, zero_where_masked
+from .declare import (
+    broadcast,
+    elementwise,
+    iscomplexobj,
+    kept_unless_differentiated,
+    times_partial,
+    zero_derivative,
+    zero_where_masked,
+)
 
 __all__ = """negative abs absolute exp log log1p expm1 sqrt square sin cos tan sinh cosh tanh arcsin arccos arctan
 arcsinh arccosh arctanh log2 log10 reciprocal real imag conj conjugate add subtract multiply divide true_divide power
@@ -316,6 +324,7 @@ _tanh_tangent = elementwise(
     d=(lambda ans, g, x: zero_where_masked(g, _sech_squared(x)), lambda ans, g, x: _times_partial(ans, multiply(tanh(x), -2.0))),
     reads=("arguments", "both"),
     raw=tanh_tangent_raw,
+    kept=kept_unless_differentiated(0),
 )
 _owned_copy = elementwise("_owned_copy", vjp=(lambda g, ans, x: g,), kind="linear", raw=owned_copy_raw)
 

@@ -10,7 +10,8 @@ training a digits classifier to a fixed accuracy (``digits``); i a full Hessian
 autograd's and their values against NumPy's (``norms``). Each is timed
 for adcore, the hand-written derivative and each installed peer (``peers``),
 side by side (``timing``), after every derivative is checked against the
-hand-written one (``suite``), with the thread pools of every numerical library
+hand-written one (``suite``), with adcore's kernel launches per derivative counted
+(``kernels``), and the thread pools of every numerical library
 pinned alike (``threads``, one thread each unless ``--threads``); ``report``
 prints the table (fitted to the terminal), draws the plot and writes README's
 results.

@@ -70,6 +70,13 @@ def _stacked(peer, per_example):
     return stack(per_example)
 
 
+def _loop(peer, derivative, shared, X, Y):
+    """The Python loop of ``derivative`` over the examples ``X[i], Y[i]`` (after ``shared``, the parameters, if
+    not None), stacked as ``vmap``'s results: a function of its inputs (``kernels`` counts on them)."""
+    head = () if shared is None else (shared,)
+    return _stacked(peer, [derivative(*head, X[i], Y[i]) for i in range(EXAMPLES)])
+
+
 def per_example_gradients(ctx):
     """Workload v1: the per-example gradients of :func:`squared_error` over ``EXAMPLES`` examples."""
     params, X, Y = mlp_inputs(seed=5)
@@ -81,7 +88,7 @@ def per_example_gradients(ctx):
     adcore_peer, put = ctx.adcore, ctx.adcore.put
     one = adcore_peer.grad(squared_error)
     p, X_, Y_ = tree_map(put, params), put(X), put(Y)
-    calls[LOOP] = (adcore_peer, lambda: _stacked(adcore_peer, [one(p, X_[i], Y_[i]) for i in range(EXAMPLES)]))
+    calls[LOOP] = (adcore_peer, partial(_loop, adcore_peer, one, p, X_, Y_))
     figures = compare(ctx, "v1", calls, partial(squared_error_gradients, p, X_, Y_, ctx.backend.xp), memory=True)
     title = f"per-example gradients of an MLP's squared error, {EXAMPLES} examples, {INPUTS}-{HIDDEN}-1 tanh, float64"
     return _result(ctx, "v1", title, figures)
@@ -101,7 +108,7 @@ def per_example_hvps(ctx):
     adcore_peer, put = ctx.adcore, ctx.adcore.put
     A_, X_, V_ = put(A), put(X), put(V)
     one = adcore_peer.hvp(lambda x: tanh_energy(x, A_))
-    calls[LOOP] = (adcore_peer, lambda: _stacked(adcore_peer, [one(X_[i], V_[i]) for i in range(EXAMPLES)]))
+    calls[LOOP] = (adcore_peer, partial(_loop, adcore_peer, one, None, X_, V_))
     figures = compare(ctx, "v2", calls, partial(energy_hvps, X_, V_, A_, ctx.backend.xp), memory=True)
     title = f"per-example Hessian-vector products of sum(tanh(A @ x)**2), A {HVP_ROWS} x {INPUTS}, {EXAMPLES} examples, float64"
     return _result(ctx, "v2", title, figures)

@@ -73,6 +73,8 @@ class Peer:
 
     name = version = device = np = None
     jacobians = {}
+    #: Whether the benchmark counts this library's kernel launches per derivative (``kernels``): adcore's only.
+    counts_kernels = False
 
     def put(self, value, dtype="float64"):
         """The NumPy array or Python float ``value`` as an input of this library, on its device."""
@@ -128,6 +130,7 @@ class AdcorePeer(Peer):
 
     name = "adcore"
     np = anp
+    counts_kernels = True
     jacobians = {"jacfwd": adcore.jacfwd, "jacrev": adcore.jacrev}
 
     def __init__(self, backend, device):

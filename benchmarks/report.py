@@ -79,6 +79,11 @@ def _memory(entry):
     return "—" if memory is None else f"{memory / 2**20:.1f} MiB"
 
 
+def _kernels(entry):
+    kernels = entry.get("kernels")
+    return "—" if kernels is None else f"{kernels:g}"
+
+
 def _note(entry, name):
     if "jit" in name and entry.get("first_call_seconds") is not None:
         return f"first call {entry['first_call_seconds']:.3g} s"
@@ -102,7 +107,8 @@ def _verdict(workload, target=None):
 
 
 def rows(results):
-    """One row per workload and contender: workload, contender, time, x hand-written, x autograd, memory, note,
+    """One row per workload and contender: workload, contender, time, x hand-written, x autograd, memory, kernel
+    launches per derivative, note,
     and on adcore's first row its figures against the workload's target with "met" or "not met" (on the
     first ``adcore.jit`` row, against the jit target)."""
     for workload in results["workloads"]:
@@ -121,6 +127,7 @@ def rows(results):
                 _ratio(entry.get(HAND)),
                 _ratio(entry.get("autograd")),
                 _memory(entry),
+                _kernels(entry),
                 _note(entry, name),
                 f"{goal['value']}: {_verdict(workload, goal)}" if goal else "",
             )
@@ -172,12 +179,12 @@ def results_table(results):
             + (f"; adcore.jit: {jit['value']}: {_verdict(workload, jit)}" if jit else "")
         )
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
-    columns = ("", "contender", "time", "×hand", "×autograd", "peak MiB")
+    columns = ("", "contender", "time", "×hand", "×autograd", "peak MiB", "kernels")
     for column in columns:
         table.add_column(column, justify="left" if column in ("", "contender") else "right", no_wrap=True)
     table.add_column("note")  # wraps in a terminal narrower than 80 columns
-    for workload, contender, time, hand, autograd, memory, note, _ in rows(results):
-        table.add_row(workload, contender, time, hand, autograd, memory.removesuffix(" MiB"), note)
+    for workload, contender, time, hand, autograd, memory, kernels, note, _ in rows(results):
+        table.add_row(workload, contender, time, hand, autograd, memory.removesuffix(" MiB"), kernels, note)
     heading = f"adcore benchmarks ({mode}), {_threads(results)}: medians of interleaved runs after warm-up"
     notes = lines + [f"not timed: {text}" for text in _skips(results)]
     return Group(Text(heading, style="bold"), table, *map(Text, notes))
@@ -227,8 +234,8 @@ def markdown(results):
         f"Measured with `{results['command']}` on {results['date']}: {_machine_line(results)}; {_threads(results)}. "
         f"Medians of interleaved runs; the whole run took {results['total_seconds']:.0f} s.",
         "",
-        "| workload | contender | time | × hand-written | × autograd | peak memory | note | adcore vs target |",
-        "|---|---|---:|---:|---:|---:|---|---|",
+        "| workload | contender | time | × hand-written | × autograd | peak memory | kernels | note | adcore vs target |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
     ]
     lines += [f"| {' | '.join(row)} |" for row in rows(results)]
     lines += ["", *(f"- {_describe(workload)}" for workload in results["workloads"])]

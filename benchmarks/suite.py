@@ -4,20 +4,25 @@ the hand-written one, and timing them side by side.
 A workload's result is a dict (written to the JSON file as is)::
 
     {"id": "a", "title": ..., "unit": "us/primitive" or "ms" or "s",
-     "contenders": {name: {"seconds": ..., "memory_bytes": ... or None, "hand-written": ratio, "autograd": ratio, ...}},
+     "contenders": {name: {"seconds": ..., "memory_bytes": ... or None, "kernels": ... or None,
+                           "hand-written": ratio, "autograd": ratio, ...}},
      "skipped": {name: reason}, "target": {"goal": ..., "value": ..., "met": True/False/None} or None, ...}
 
 ``"hand-written"`` and ``"autograd"`` are each contender's time over theirs,
-measured in the same interleaved run (None where autograd was not timed).
+measured in the same interleaved run (None where autograd was not timed);
+``"kernels"`` the kernel launches of one call (``kernels``), for adcore's contenders
+and the hand-written derivative (None for the peers, and where not counted).
 Workloads add their own figures: ``"us_per_primitive"`` (a, b, g),
 ``"short_seconds"`` and ``"linearity"`` (g), ``"test_accuracy"`` (h).
 """
 
 from dataclasses import dataclass, field
+from functools import partial
 from time import perf_counter
 
 import numpy
 
+from .kernels import kernels
 from .peers import tree_leaves, tree_map
 from .timing import median_times
 
@@ -115,7 +120,8 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
 
     Each call runs once here, timed: the first call, which also records or compiles what does
     (``adcore.jit``, ``jax.jit``) and warms caches. If ``memory`` is true, a second call
-    measures the peak memory (a replay, for the contenders that record).
+    measures the peak memory (a replay, for the contenders that record). Then adcore's contenders'
+    kernel launches are counted (``launches``), untimed.
 
     Parameters
     ----------
@@ -129,7 +135,8 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
     passed : dict
         Contender name -> ``(peer, call)``, for the contenders that passed.
     figures : dict
-        Contender name -> ``{"memory_bytes": peak bytes or None, "first_call_seconds": ...}``, for the same contenders.
+        Contender name -> ``{"memory_bytes": peak bytes or None, "first_call_seconds": ..., "kernels": ...}``, for
+        the same contenders.
     """
     passed, figures = {}, {}
     for index, (name, (peer, call)) in enumerate(calls.items()):
@@ -138,14 +145,21 @@ def checked_calls(ctx, workload_id, calls, reference, dtype="float64", memory=Fa
             first, value = first_call(ctx, peer.finished(call))
             peak = peer.peak_memory(call)[1] if memory else None
             check(f"workload {workload_id}, {name}", peer.to_numpy(value), reference, dtype)
+            count = launches(ctx, peer, call)
         except WrongDerivative as error:
             ctx.errors.append(str(error))
             continue
         except Exception as error:  # noqa: BLE001 - a contender that fails is reported with the others
             ctx.errors.append(f"workload {workload_id}, {name}: raised {type(error).__name__}: {error}")
             continue
-        passed[name], figures[name] = (peer, call), {"memory_bytes": peak, "first_call_seconds": first}
+        passed[name], figures[name] = (peer, call), {"memory_bytes": peak, "first_call_seconds": first, "kernels": count}
     return passed, figures
+
+
+def launches(ctx, peer, call):
+    """The kernel launches of one call of ``call`` (``kernels.kernels``) if ``peer`` is adcore's (eager or
+    ``adcore.jit``; the hand-written derivative runs as adcore's), else None: untimed calls, after the check."""
+    return kernels(ctx.backend.name, call) if peer.counts_kernels else None
 
 
 def first_call(ctx, call):
@@ -177,16 +191,17 @@ def compare(ctx, workload_id, calls, hand_written, dtype="float64", memory=False
     Returns
     -------
     dict
-        Contender name (the hand-written one first) -> ``{"seconds", "memory_bytes", "hand-written", "autograd"}``.
+        Contender name (the hand-written one first) -> ``{"seconds", "memory_bytes", "kernels", "hand-written", "autograd"}``.
     """
     hand_first, reference = first_call(ctx, ctx.adcore.finished(hand_written))
     hand_peak = ctx.adcore.peak_memory(hand_written)[1] if memory else None
+    hand_kernels = launches(ctx, ctx.adcore, hand_written)
     passed, figures = checked_calls(ctx, workload_id, calls, ctx.adcore.to_numpy(reference), dtype, memory)
     timed = {HAND: ctx.adcore.finished(hand_written)}
     timed.update((name, peer.finished(call)) for name, (peer, call) in passed.items())
     warmup = ctx.settings.warmup if warmup is None else warmup
     seconds = median_times(timed, ctx.synchronize, ctx.repeats(workload_id), warmup, ctx.timing_progress(workload_id))
-    figures[HAND] = {"memory_bytes": hand_peak, "first_call_seconds": hand_first}
+    figures[HAND] = {"memory_bytes": hand_peak, "first_call_seconds": hand_first, "kernels": hand_kernels}
     return add_ratios({name: {"seconds": s, **figures[name]} for name, s in seconds.items()})
 
 
@@ -218,7 +233,7 @@ def gradient_calls(ctx, function, inputs, dtype="float64"):
     calls = {}
     for peer in ctx.peers:
         args = tuple(put(peer, value, dtype) for value in inputs)
-        calls[peer.name] = (peer, _call(gradient_of(peer, function), args))
+        calls[peer.name] = (peer, partial(gradient_of(peer, function), *args))  # a partial: ``kernels`` counts on its inputs
     return calls
 
 
@@ -233,10 +248,6 @@ def _bind(function, np):
 
     bound.__name__ = getattr(function, "__name__", "function")
     return bound
-
-
-def _call(function, args):
-    return lambda: function(*args)
 
 
 def target(goal, figures, met):

@@ -14,7 +14,8 @@ import numpy
 import pytest
 
 import adcore
-from benchmarks import batching, curvature, digits, elementwise, mlp, norms, overhead, peers, readme, report
+import backends
+from benchmarks import batching, curvature, digits, elementwise, kernels, mlp, norms, overhead, peers, readme, report
 from benchmarks.__main__ import main, parse_args
 from benchmarks.threads import ThreadPins
 
@@ -167,7 +168,7 @@ def test_mlp_gradient_equals_hand_written(backend):
 # ---- runs of the suite ----
 
 WORKLOAD_KEYS = {"id", "title", "unit", "contenders", "skipped", "target"}
-ENTRY_KEYS = {"seconds", "memory_bytes", "hand-written", "autograd"}
+ENTRY_KEYS = {"seconds", "memory_bytes", "kernels", "hand-written", "autograd"}
 
 
 @pytest.fixture
@@ -203,6 +204,8 @@ def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys, monkeypa
     assert a["contenders"]["adcore"]["us_per_primitive"] > 0
     assert a["target"]["met"] is None  # torch was not timed
     assert all(d["contenders"][name]["memory_bytes"] > 0 for name in ("hand-written", "adcore", "autograd"))
+    assert d["contenders"]["hand-written"]["kernels"] == 9  # tanh, negative, exp, t * t, 1 - ..., 2 * ..., ... - t, 2 products
+    assert d["contenders"]["adcore"]["kernels"] > 9 and d["contenders"]["autograd"]["kernels"] is None
     assert g["contenders"]["adcore"]["linearity"] > 0 and "a per primitive" in g["target"]["value"]
     assert paths["r.png"].read_bytes().startswith(b"\x89PNG")
     text = paths["README.md"].read_text()
@@ -210,6 +213,8 @@ def test_quick_run_writes_json_plot_and_readme(small, tmp_path, capsys, monkeypa
     assert "| a | adcore |" in text and "old" not in text and text.endswith(f"{report.README_END}\ntail\n")
     out = capsys.readouterr().out
     assert max(map(len, out.splitlines())) <= 80, "the table fits an 80-column terminal"
+    assert re.search(r"peak MiB +kernels", out) and re.search(r"\nd hand-written .* 9 *\n", out)
+    assert "| kernels |" in text
     assert "1 thread per pool (openblas" in out and "a scalar-chain: " in out and "d elementwise: " in out  # header, progress
     joined = " ".join(out.split())
     assert "not checked: torch not asked for (--peers)" in joined
@@ -246,6 +251,33 @@ def test_vmap_workload_checks_every_contender_against_the_batched_hand_derivativ
         assert set(workload["contenders"]) == {"hand-written", "adcore", "adcore.jit", "torch", batching.LOOP}
         assert "x the loop" in workload["target"]["value"] and "x torch" in workload["target"]["value"]
         assert workload["skipped"]["autograd"] == "has no vmap"
+
+
+KERNEL_BACKENDS = [name for name in ("numpy", "array_api_strict", "torch") if backends.unavailable_reason(name) is None]
+
+
+@pytest.mark.parametrize("name", KERNEL_BACKENDS)
+def test_kernels_count_new_arrays_not_views(name):
+    """Each backend counts alike: a product and a sum make new arrays, a reshape is a view; the inputs (a
+    partial's) are counted wherever they are used."""
+    backend = backends.get_backend(name)
+    x = backend.from_numpy(numpy.linspace(0.1, 1.0, 6))
+
+    def two_launches(x, xp):
+        return xp.reshape(x * 2.0, (2, 3)) + 1.0
+
+    assert kernels.kernels(name, partial(two_launches, x, backend.xp)) == 2
+
+
+def test_kernels_of_a_small_gradient_on_numpy():
+    """grad of sum(x * x) on NumPy: the forward pass's product and sum, each argument's cotangent g * x (the
+    sum's cotangent broadcast as a view, the seed the identity) with NumPy's check for a NaN in x
+    (``minimum.reduce``) before it skips the NaN mask, and the two cotangents summed in place: 7."""
+    x = numpy.linspace(0.1, 1.0, 5)
+    assert kernels.kernels("numpy", partial(adcore.grad(lambda x: adcore.numpy.sum(x * x)), x)) == 7
+    assert kernels.kernels("dask", partial(adcore.grad(lambda x: adcore.numpy.sum(x * x)), x)) is None
+    with pytest.raises(TypeError, match="kernels: a call to count on numpy must be a functools.partial"):
+        kernels.kernels("numpy", lambda: None)
 
 
 def test_wrong_gradient_exits_1(small, monkeypatch, tmp_path, capsys):

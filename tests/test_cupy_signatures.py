@@ -53,10 +53,11 @@ from conftest import _KNOWN_FAILURES
 import adcore.numpy as np
 import adcore.scipy.special as special
 import backends
-from backends.base import Backend
 from adcore import grad, hvp, make_vjp, vjp
 from adcore.coverage import is_adcore
 from adcore.test_util import check_grads
+from backends.base import Backend
+from benchmarks import kernels
 from specs import inputs
 
 cupy = pytest.importorskip("cupy", reason="the check reads CuPy's signatures: pip install cupy-cuda12x (no GPU needed)")
@@ -243,8 +244,6 @@ class Recorder:
         self.problems = {}
         self.devices = [None]
         self.calls = 0
-        self.launches = 0  # the calls and operators that launch a kernel on a GPU (see ``launched``)
-        self.inside = 0  # how many stand-in calls are running (their own NumPy operations are not counted)
 
     def check(self, path, real, args, kwargs):
         self.calls += 1
@@ -283,32 +282,20 @@ class Recorder:
             self.devices.pop()
 
 
-class CupyLike(numpy.ndarray):
+class CupyLike(kernels.CountedOperators):
     """A NumPy array whose operators, reductions and integer indexing give 0-d arrays, not NumPy scalars, as
     CuPy's do (a NumPy scalar would reach the next call as a scalar where CuPy passes an array).
 
     An operator or ufunc method used on it directly (``a * b``, ``-a``, ``g += h``, ``a.sum()``), as CuPy runs
-    it, is one kernel launch: it counts in the recorder set on the class (``recorder``, None when not counting),
-    unless it runs inside a stand-in's call (whose launch is counted there)."""
-
-    recorder = None
+    it, is one kernel launch in a counted call (``benchmarks.kernels``), unless it runs inside a stand-in's call
+    (whose launch is counted there)."""
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         return array if type(array) is CupyLike else array.view(CupyLike)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
-        recorder = CupyLike.recorder
-        if recorder is not None and not recorder.inside:
-            recorder.launches += 1
-        plain = [x.view(numpy.ndarray) if isinstance(x, CupyLike) else x for x in inputs]
-        if out is not None:
-            kwargs["out"] = tuple(o.view(numpy.ndarray) if isinstance(o, CupyLike) else o for o in out)
-        result = getattr(ufunc, method)(*plain, **kwargs)
-        if out is not None:
-            return out[0] if len(out) == 1 else out
-        if method == "at":
-            return None
-        return tuple(_like_cupy(r) for r in result) if isinstance(result, tuple) else _like_cupy(result)
+    @staticmethod
+    def _counted(result):
+        return _like_cupy(result)
 
     def __getitem__(self, index):
         item = super().__getitem__(index)
@@ -353,24 +340,6 @@ def _cuda(recorder):
     )
 
 
-#: CuPy functions that make an array without a kernel (its memory is left as it is).
-NO_KERNEL = frozenset({"empty", "empty_like"})
-
-
-def launched(name, args, result):
-    """Whether CuPy's function ``name``, called with ``args``, launched a kernel to give ``result``: it made an
-    array (not a dtype, a shape or a Python value) that is not a view of an argument (``broadcast_to``,
-    ``reshape``, ``permute_dims`` and ``asarray`` of an array give views, which launch nothing) and whose memory it
-    wrote (``empty`` does not)."""
-    if name in NO_KERNEL:
-        return False
-    results = result if isinstance(result, tuple) else (result,)
-    arrays = [a for a in args if isinstance(a, numpy.ndarray)]
-    return any(
-        isinstance(r, (numpy.ndarray, numpy.generic)) and not any(numpy.shares_memory(r, a) for a in arrays) for r in results
-    )
-
-
 class StandIn:
     """A CuPy module as ``backends/cupy.py`` sees it, computing with its NumPy-side counterpart.
 
@@ -402,13 +371,7 @@ class StandIn:
 
         def call(*args, **kwargs):
             recorder.check(path, real, args, kwargs)
-            recorder.inside += 1
-            try:
-                result = side(*args, **kwargs)
-            finally:
-                recorder.inside -= 1
-            recorder.launches += launched(name, args, result)
-            return _like_cupy(result)
+            return _like_cupy(kernels.counted(name, side, args, kwargs))  # a launch if ``kernels.launched``
 
         call.__name__ = name
         setattr(self, name, call)
@@ -426,7 +389,7 @@ class _ElementwiseKernel:
 
     def __call__(self, *arrays):
         self.recorder.calls += 1
-        self.recorder.launches += 1
+        kernels.launch()
         assert len({a.dtype for a in arrays}) == 1, "the kernel's T is one dtype"
         numpy_backend = backends.get_backend("numpy")
         return _like_cupy(getattr(Backend, self.helper)(numpy_backend, *(numpy.asarray(a) for a in arrays)))
@@ -732,25 +695,18 @@ LAUNCH_CEILINGS = {"a": 6.1, "c": 41, "d": 15, "e": 23}
 HAND_WRITTEN_D = 9
 
 
-def _launches(recorder, case):
-    """The kernel launches of one call of ``case``'s derivative, per ``per``: the stand-ins' calls that launch a
-    kernel (``launched``) and the operators used on the stand-in arrays directly (``CupyLike``)."""
+def _launches(case):
+    """The kernel launches of one call of ``case``'s derivative, per ``per`` (``benchmarks.kernels.count``): the
+    stand-ins' calls that launch a kernel (``kernels.launched``) and the operators used on the stand-in arrays
+    directly (``CupyLike``)."""
     derivative, per = case
-    derivative()  # the first call fills the dispatch caches
-    recorder.launches = 0
-    CupyLike.recorder = recorder
-    try:
-        derivative()
-    finally:
-        CupyLike.recorder = None
-    return recorder.launches / per
+    return kernels.count(derivative) / per
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("workload", sorted(LAUNCH_CEILINGS))
 def test_launches_per_derivative_within_the_ceiling(workload, recorded):
-    _, recorder = recorded
-    count = _launches(recorder, _launch_cases()[workload])
+    count = _launches(_launch_cases()[workload])
     assert count <= LAUNCH_CEILINGS[workload], f"workload {workload}: {count:g} calls into CuPy per derivative"
 
 
@@ -760,8 +716,7 @@ def test_launches_per_derivative_within_the_ceiling(workload, recorded):
     "and one per rule and per sum of cotangents; 11 needs products fused across rules (the jit's work)",
 )
 def test_elementwise_gradient_within_two_kernels_of_the_hand_written(recorded):
-    _, recorder = recorded
-    assert _launches(recorder, _launch_cases()["d"]) <= HAND_WRITTEN_D + 2
+    assert _launches(_launch_cases()["d"]) <= HAND_WRITTEN_D + 2
 
 
 def _load_nvrtc():

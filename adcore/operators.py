@@ -25,6 +25,7 @@ from . import numpy as anp
 from .builtins import ContainerVSpace, build_container
 from .core import autograd_alias_installed
 from .core import (
+    Ones,
     RuleNotDefined,
     VJPNode,
     backward_pass,
@@ -530,7 +531,7 @@ def _pullback_of_ones(fun, checked, x, traced=None):
     """``(ans, cotangent of x)`` for ``ans = traced(x)`` (default ``checked``: ``fun`` with its output
     checked, whose space ``ans`` has) and the cotangent of ones: one trace and one backward pass
     (``value_and_vjp``: constants copied up to a budget, beyond it checked at the end)."""
-    return value_and_vjp(traced or checked, x, lambda ans: checked.space.ones(), fun.op)
+    return value_and_vjp(traced or checked, x, lambda ans: Ones(checked.space), fun.op)
 
 
 @unary_to_nary

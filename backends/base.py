@@ -426,7 +426,7 @@ class Backend:
         tell). The default is ``multiply_zero_nan``'s new array."""
         return self.multiply_zero_nan(a, b)
 
-    #: Whether ``tanh_tangent`` (and any chain-rule product a primitive declares) is one kernel here, so that
+    #: Whether ``tanh_tangent`` and ``square_tangent`` (the chain-rule products primitives declare) are one kernel here, so that
     #: a VJP computes it instead of the partial and a product written into a buffer it owns (CuPy). The
     #: default is False: the partial, then the product.
     fuses_chain_products = False
@@ -436,6 +436,11 @@ class Backend:
         along ``g``, and its cotangent for ``g``), which a library that fuses kernels computes in one. The
         default is the two operations."""
         return self.multiply_zero_nan(g, self.sech_squared(x))
+
+    def square_tangent(self, g, x):
+        """``multiply_zero_nan(g, 2 * x)``: the chain rule's product of ``square`` (and of ``x**2``), which a library
+        that fuses kernels computes in one. The default is the two operations."""
+        return self.multiply_zero_nan(g, self.multiply(x, 2.0))
 
     def zero_where_masked(self, g, partial):
         """``partial``, but 0 where ``g`` is 0 and ``partial`` is NaN: the derivative in ``g`` of the chain rule's

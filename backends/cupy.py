@@ -64,12 +64,14 @@ KERNELS = {
         "T y",
         "T u = exp(-2 * fabs(x)); T s = 4 * u / ((1 + u) * (1 + u)); y = (isnan(s) && g == T(0)) ? T(0) : g * s",
     ),
+    "square_tangent": ("T g, T x", "T y", "T p = x + x; y = (isnan(p) && g == T(0)) ? T(0) : g * p"),
     "zero_where_masked": ("T g, T partial", "T y", "y = (isnan(partial) && g == T(0)) ? T(0) : partial"),
 }
 KERNEL_DTYPES = {
     "multiply_zero_nan": frozenset("float32 float64 complex64 complex128".split()),
     "sech_squared": frozenset("float32 float64".split()),
     "tanh_tangent": frozenset("float32 float64".split()),
+    "square_tangent": frozenset("float32 float64 complex64 complex128".split()),
     "zero_where_masked": frozenset("float32 float64 complex64 complex128".split()),
 }
 
@@ -127,6 +129,11 @@ class CuPyBackend(Backend):
         """As ``Backend.tanh_tangent``; one kernel for two real floating arrays of one dtype (the composition is two)."""
         kernel = self._kernel("tanh_tangent", g, x)
         return super().tanh_tangent(g, x) if kernel is None else kernel(g, x)
+
+    def square_tangent(self, g, x):
+        """As ``Backend.square_tangent``; one kernel for two arrays of one floating dtype (the composition is two)."""
+        kernel = self._kernel("square_tangent", g, x)
+        return super().square_tangent(g, x) if kernel is None else kernel(g, x)
 
     def zero_where_masked(self, g, partial):
         """As ``Backend.zero_where_masked``; one kernel for two arrays of one floating dtype (the composition is four)."""

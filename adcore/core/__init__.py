@@ -40,10 +40,12 @@ from .tracer import (
     trace,
     without_boxes_of,
 )
-from .vspace import VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
+from .vspace import Lent, Ones, VSpace, accumulate, accumulate_into, dense, rules_checked, set_debug, sparse_cotangents, vspace
 
 __all__ = [
     "Box",
+    "Lent",
+    "Ones",
     "JVPNode",
     "Node",
     "RuleNotDefined",

@@ -10,7 +10,17 @@ from operator import attrgetter
 
 from .constants import COPY_BUDGET, Constants, immutable_types, snapshot_value
 from .tracer import Node, TypeMap, gc_paused, getval, node_numbers, primitive_name, trace
-from .vspace import VSpace, accumulate, accumulate_into, check_rule_output, checking_rules, dense, sparse_cotangents, vspace
+from .vspace import (
+    VSpace,
+    accumulate,
+    accumulate_into,
+    check_rule_output,
+    checking_rules,
+    dense,
+    lazy_cotangents,
+    sparse_cotangents,
+    vspace,
+)
 
 primitive_vjps = {}
 #: ``fun -> SavedValuesVJP``: the rules that name what they keep (see :func:`defvjp_saved_values`).
@@ -236,14 +246,23 @@ def backward_pass(g, end_node, release_saved_values=False):
 def local_vjp(node, g, owned, release_saved_values):
     """``(cotangents of node's parents, whether they are fresh buffers)`` for the cotangent ``g`` of
     its output; ``owned``: whether the pass owns ``g`` (a rule with saved values may write into it,
-    and may take a sparse cotangent; a closure from a VJP maker gets ``dense(g)``). With
+    and may take a sparse cotangent; a closure from a VJP maker gets ``dense(g)``, and a rule gets a lazy
+    cotangent, ``Ones`` or ``Lent``, only where it declares ``takes_lazy``, else ``dense(g)``). With
     ``release_saved_values`` the node lets go of what it saved for its VJP (arguments, output)."""
     vjp, saved = node.vjp, node.saved
     if release_saved_values:
         node.vjp = node.saved = None
-    if saved is None:
-        return vjp(g.dense() if type(g) in sparse_cotangents else g), False
-    return vjp(g, owned, *saved)
+    if type(g) in sparse_cotangents:
+        g = cotangent_for(vjp, g, saved is None)
+    return (vjp(g), False) if saved is None else vjp(g, owned, *saved)
+
+
+def cotangent_for(vjp, g, closure):
+    """The sparse cotangent ``g`` as ``vjp`` takes it: a lazy one (``Ones``, ``Lent``) as it is where ``vjp`` declares
+    ``takes_lazy``, else made an array; another (``SparseCotangent``) as it is, but made an array for a closure."""
+    if type(g) in lazy_cotangents:
+        return g if hasattr(vjp, "takes_lazy") else g.dense()
+    return g.dense() if closure else g
 
 
 def add_cotangent(pending, owned, node, g, fresh):
@@ -314,13 +333,17 @@ def defvjp_argnum(fun, vjpmaker):
 def vjp_argnums_from(vjpmaker):
     """A ``defvjp_argnums`` maker from a one-argument ``vjpmaker(argnum, ans, args, kwargs)``.
 
-    A node with one parent (the common case) gets its VJP without a loop.
+    A node with one parent (the common case) gets its VJP without a loop, which takes a lazy cotangent
+    where the parent's VJP does (``takes_lazy``).
     """
 
     def vjp_argnums(argnums, ans, args, kwargs):
         if len(argnums) == 1:
             vjp = vjpmaker(argnums[0], ans, args, kwargs)
-            return lambda g: (vjp(g),)
+            one = lambda g: (vjp(g),)  # noqa: E731 - marked below
+            if hasattr(vjp, "takes_lazy"):
+                one.takes_lazy = True
+            return one
         vjps = [vjpmaker(argnum, ans, args, kwargs) for argnum in argnums]
         return lambda g: tuple(vjp(g) for vjp in vjps)
 

@@ -85,6 +85,10 @@ class VSpace:
     def _covector(self, x):
         return x
 
+    def copy(self, value):
+        """A copy of ``value`` that nothing else holds (:class:`Lent`'s ``dense``); the default is ``value * 1``."""
+        return self.scalar_mul(value, 1.0)
+
     def writable(self, value):
         """``value``, a derivative in this space about to be returned to the user, as one whose arrays can be
         written entry by entry (the array layer copies a broadcast view, whose entries share memory); the
@@ -130,15 +134,61 @@ def dense(g):
     return g.dense() if type(g) in sparse_cotangents else g
 
 
+class Ones:
+    """The cotangent whose entries are all 1 in ``space``, held as its space alone: the seed of a backward pass
+    that pulls back ones (``grad``'s). A rule that declares it reads its cotangent only as a factor (``takes_lazy``:
+    an elementwise product, a sum's broadcast) gives its partial derivative, or a ``Ones`` of its argument's space,
+    instead of multiplying by 1 (a kernel launch on a GPU and a pass over memory, each); every other rule sees
+    ``dense()``, the array of ones."""
+
+    __slots__ = ["space"]
+
+    def __init__(self, space):
+        self.space = space
+
+    def dense(self):
+        return self.space.ones()
+
+
+class Lent:
+    """A value of the trace (an argument or the output of a node) lent as a cotangent, where a rule that was given
+    :class:`Ones` returns its partial derivative without copying it: a rule that declares it reads its cotangent
+    only (``takes_lazy``) reads ``value``, and every other use makes ``dense()``, a copy, so that no buffer of the
+    trace is written by the pass or handed to the user."""
+
+    __slots__ = ["value"]
+
+    def __init__(self, value):
+        self.value = value
+
+    def dense(self):
+        return vspace(self.value).copy(self.value)
+
+
+#: The cotangents that stand for an array without being one (:class:`Ones`, :class:`Lent`).
+lazy_cotangents = (Ones, Lent)
+sparse_cotangents.update(lazy_cotangents)
+
+
+def unlent(g):
+    """``g`` with a :class:`Lent` value read in place and :class:`Ones` made an array: the operand of a sum, which
+    reads it and writes only into a buffer the pass owns."""
+    kind = type(g)
+    return g.value if kind is Lent else g.dense() if kind is Ones else g
+
+
 def accumulate(prev, new):
     """``prev + new`` (cotangents or tangents) in their space; ``prev`` None means nothing yet."""
-    return new if prev is None else _adding_space(new).add(prev, new)
+    if prev is None:
+        return new
+    prev, new = unlent(prev), unlent(new)
+    return _adding_space(new).add(prev, new)
 
 
 def accumulate_into(owned, new):
     """``owned + new``, written into ``owned`` where its space can (``VSpace.add_into``): the
     backward pass owns that buffer, so nobody else sees it change."""
-    return _adding_space(owned).add_into(owned, new)
+    return _adding_space(owned).add_into(owned, unlent(new))
 
 
 def _adding_space(value):
@@ -173,6 +223,6 @@ def rules_checked():
 
 def check_rule_output(space, value, rule, what):
     """Raise ``ValueError`` if ``value``, the ``what`` (tangent or cotangent) returned by ``rule``, does not fit ``space``."""
-    problem = space.mismatch(getval(value))
+    problem = space.mismatch(getval(dense(value)))
     if problem is not None:
         raise ValueError(f"{rule} returned a {what} of {problem} (adcore.set_debug checks rules)")

@@ -17,7 +17,19 @@ partial NaN, and written into a buffer that the backward pass owns.
 
 from backends import array_backend, array_under, backend_of, default_backend, forget_on_change
 
-from ..core import def_linear, defjvp, defjvp_argnum, defvjp_saved_values, getval, isbox, notrace_primitive, primitive, vspace
+from ..core import (
+    Lent,
+    Ones,
+    def_linear,
+    defjvp,
+    defjvp_argnum,
+    defvjp_saved_values,
+    getval,
+    isbox,
+    notrace_primitive,
+    primitive,
+    vspace,
+)
 from ..core.batching import batch_ndim
 from ..core.ops import declare, def_signature_only
 from ..core.tracer import primitive_name
@@ -60,9 +72,11 @@ def elementwise(name, d=None, *, api=None, raw=None, kind=None, reads=None, vjp=
         With ``d``: ``kept(args, argnums)``, what a node keeps of the arguments when ``argnums`` are
         differentiated, where some partial reads fewer than all of them (:func:`kept_unless_differentiated`).
     chain : callable, optional
-        With ``d`` of one argument: ``chain(g, ans, x)``, the chain rule's product of ``g`` with the partial by
-        one primitive, which the VJP calls instead of the partial and the product where the backend computes
-        it in one kernel (``Backend.fuses_chain_products``: CuPy; ``tanh``'s).
+        With ``d``: ``chain(g, ans, *args)``, the chain rule's product of ``g`` with the partial in the first
+        argument by one primitive, which the VJP calls instead of the partial and the product where only the
+        first argument is differentiated and the backend computes it in one kernel (``Backend.fuses_chain_products``:
+        CuPy; ``tanh``'s, ``square``'s); None where it has no such primitive for these arguments (``power``'s
+        for an exponent other than 2).
     **facts
         ``propagates_nan``, ``fusion``, ``batching`` (see ``adcore.core.ops.Op``).
 
@@ -147,11 +161,20 @@ def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", rea
     keeps_arguments = kept or not unary or reads[0] in ("arguments", "both")
 
     def vjp(g, owned, ans, args, kwargs, argnums):
+        if type(g) is Ones:
+            pulled_back = partials_as_cotangents(partials, g.space, ans, args, argnums)
+            if pulled_back is not None:
+                return pulled_back
+            g = g.dense()
+        elif type(g) is Lent:
+            g = g.value  # read only: not owned
         if args is None:  # a unary function whose partial reads the output only: g is in the argument's space
             partial = partials[0](ans, None)
             return (product_into(g, partial, owned, not owned and made_by_rule(partial, ans, ())),), True
-        if chain is not None and fuses_chain_products(g):
-            return (cotangent_of(args[0], chain(g, ans, *args)),), False
+        if chain is not None and argnums == (0,) and fuses_chain_products(g):
+            product = chain(g, ans, *args)
+            if product is not None:
+                return (cotangent_of(args[0], product),), False
         if len(argnums) == 1:
             argnum = argnums[0]
             partial = partials[argnum](ans, *args)
@@ -169,8 +192,31 @@ def def_elementwise(fun, *partials, name=None, api=None, kind="elementwise", rea
     def jvp(argnum, g, ans, args, kwargs):
         return broadcast(times_partial(g, partials[argnum](ans, *args)), ans)
 
+    vjp.takes_lazy = True
     defvjp_saved_values(fun, vjp, output_readers=readers, keeps_arguments=keeps_arguments)
     defjvp_argnum(fun, jvp)
+
+
+def partials_as_cotangents(partials, space, ans, args, argnums):
+    """``(cotangents, fresh)`` of an elementwise VJP given :class:`~adcore.core.Ones` of the output's ``space``: each
+    differentiated argument's partial derivative itself (``1 * partial``), unbroadcast (``cotangent_of``); a partial
+    the rule did not make (an argument, the output) lent (:class:`~adcore.core.Lent`), so that nothing writes it.
+    None where a partial is not an array of the output's shape, dtype and backend (a number, a broadcast factor, a
+    NumPy constant of a Dask output): the caller multiplies ones then."""
+    lent, cotangents = False, []
+    shape, dtype = getattr(space, "shape", None), getattr(space, "dtype", None)
+    for argnum in argnums:
+        partial = partials[argnum](ans, *(args or (None,)))
+        if dtype is None or getattr(partial, "shape", None) != shape or getattr(partial, "dtype", None) != dtype:
+            return None
+        if array_backend(getval(partial)) is not space.backend:  # a constant of another library: the product converts
+            return None
+        if made_by_rule(partial, ans, args or ()):
+            cotangents.append(partial if args is None else cotangent_of(args[argnum], partial))
+        else:
+            lent = True
+            cotangents.append(Lent(partial if args is None else cotangent_of(args[argnum], partial)))
+    return tuple(cotangents), not lent
 
 
 def _def_vjp_in_output_space(fun, vjps, reads):

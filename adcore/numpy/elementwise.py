@@ -85,6 +85,15 @@ def tanh_chain(g, ans, x):
     return _tanh_tangent(g, x)
 
 
+def square_chain(g, ans, x, *exponent):
+    """``g 2x`` by one primitive, ``_square_tangent`` (``Backend.square_tangent``: one kernel where the backend fuses
+    it): the cotangent of ``square``'s and ``x**2``'s argument for ``g``, where the backend fuses chain products;
+    None for ``power`` with an exponent other than the constant 2."""
+    if exponent and not (type(exponent[0]) in (int, float) and exponent[0] == 2):
+        return None
+    return _square_tangent(g, x)
+
+
 def jvp_tanh(g, ans, x):
     return broadcast(tanh_chain(g, ans, x), ans)
 
@@ -201,6 +210,11 @@ def tanh_tangent_raw(g, x):
     return backend_of(g, x, op="tanh").tanh_tangent(g, x)
 
 
+def square_tangent_raw(g, x):
+    """``g * 2x`` (0 where ``g`` is 0, as ``_times_partial``): the chain rule's product of ``square``, one primitive."""
+    return backend_of(g, x, op="square").square_tangent(g, x)
+
+
 def owned_copy_raw(x):
     """A copy of ``x`` (``Backend.snapshot``) whose entries can be written one at a time: a derivative handed
     to the user where it is a view that cannot be (``VSpace.writable``); a primitive, so that ``adcore.jit``
@@ -226,7 +240,7 @@ expm1 = elementwise("expm1", d=lambda ans, x: exp(x), **CALL)  # not ans + 1, wh
 # sqrt at 0: derivative 0 rather than +inf, so sqrt(sum(x**2)) at x = 0 has the finite
 # subgradient 0 (the norm's) instead of 0 * inf = NaN; a documented convention (tests/test_edges.py).
 sqrt = elementwise("sqrt", d=lambda ans, x: 0.5 / replace_zero(ans, float("inf")), reads="output", **CALL)
-square = elementwise("square", d=lambda ans, x: 2.0 * x, fusion="({0} * {0})", **NAN)
+square = elementwise("square", d=lambda ans, x: 2.0 * x, chain=square_chain, fusion="({0} * {0})", **NAN)
 sin = elementwise("sin", d=lambda ans, x: cos(x), **CALL)
 cos = elementwise("cos", d=lambda ans, x: -sin(x), **CALL)
 tan = elementwise("tan", d=lambda ans, x: 1.0 + square(ans), reads="output", **CALL)
@@ -275,6 +289,7 @@ power = elementwise(
     d=(power_partial_x, power_partial_y),
     reads=("arguments", "both"),
     jvp=(jvp_power, jvp_power_y),
+    chain=square_chain,
     api="pow",
     fusion="({0} ** {1})",
 )
@@ -325,6 +340,12 @@ _tanh_tangent = elementwise(
     reads=("arguments", "both"),
     raw=tanh_tangent_raw,
     kept=kept_unless_differentiated(0),
+)
+# ans = 2 g x is linear in each argument: its partial in g is 2x (0 where g is 0), in x 2g
+_square_tangent = elementwise(
+    "_square_tangent",
+    d=(lambda ans, g, x: zero_where_masked(g, multiply(x, 2.0)), lambda ans, g, x: multiply(g, 2.0)),
+    raw=square_tangent_raw,
 )
 _owned_copy = elementwise("_owned_copy", vjp=(lambda g, ans, x: g,), kind="linear", raw=owned_copy_raw)
 

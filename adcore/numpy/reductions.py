@@ -3,11 +3,13 @@
 ``average``, ``ptp``, ``trace`` and the ``nan*`` family (floats narrower than 32 bits accumulate in float32);
 the non-differentiable ``all``, ``any``, ``count_nonzero``, ``argmax``, ``argmin``."""
 
+import math
+
 import numpy as _np
 
 from backends import backend_of
 
-from ..core import def_linear, defjvp, defvjp, getval, notrace_primitive, primitive
+from ..core import Lent, Ones, def_linear, defjvp, defvjp, getval, isbox, notrace_primitive, primitive
 from ..core.batching import batch_ndim, def_batch_safe_vjp
 from .declare import broadcast, iscomplexobj, metadata, unbroadcast
 from .dtypes import _exact_dtype, _untraced_when, astype, float32, result_type
@@ -41,7 +43,19 @@ def expand_reduced(g, x_shape, axis, keepdims, batch=0):
 
 def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
     meta = metadata(x)
-    return lambda g: unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
+
+    def vjp(g):
+        if type(g) is Ones:  # ones pulled back through a sum are ones in the argument's space (of a known shape)
+            if meta[1] is not None and type(math.prod(meta[0])) is int:  # Dask's unknown sizes are NaN
+                return Ones(g.space.reshaped(meta[0], meta[1]))
+            g = g.dense()
+        if type(g) is Lent:  # a view of a lent value is lent
+            return Lent(unbroadcast(expand_reduced(g.value, meta[0], axis, keepdims, batch_ndim()), meta))
+        return unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
+
+    if not isbox(x):
+        vjp.takes_lazy = True
+    return vjp
 
 
 defvjp(sum.primitive, grad_sum)

@@ -77,6 +77,22 @@ class ArrayVSpace(VSpace):
     def scalar_mul(self, x, a):
         return elementwise.multiply(x, a)
 
+    def copy(self, value):
+        """A copy of ``value`` (``elementwise._owned_copy``, which ``adcore.jit`` records)."""
+        return elementwise._owned_copy(value)
+
+    def reshaped(self, shape, dtype):
+        """The space of arrays of ``shape`` and ``dtype`` on this one's backend and device."""
+        space = object.__new__(ArrayVSpace)
+        space.backend, space.device, space.shape, space.dtype, space.size = (
+            self.backend,
+            self.device,
+            shape,
+            dtype,
+            math.prod(shape),
+        )
+        return space
+
     def writable(self, value):
         """``value``, or a copy of it (``elementwise._owned_copy``, which ``adcore.jit`` records) where ``Backend.unwritable``."""
         return elementwise._owned_copy(value) if self.backend.unwritable(getval(value)) else value

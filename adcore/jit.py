@@ -84,10 +84,8 @@ from .builtins import build_container
 from .core import Box, Node, getval, new_box, snapshot_value, snapshots, tracer
 from .core import trace as _trace
 from .core.batching import batch_ndim
-from .core.ops import signature_only
+from .core.ops import op_of, signature_only
 from .jit_program import Instruction, Ref, build_program, refs_in
-from .numpy import random as _random
-from .numpy import indexing
 
 __all__ = ["JitError", "jit"]
 
@@ -226,8 +224,6 @@ class JitNode(Node):
         raise refusal(self.recording, f"{what} of a traced value", FORMAT if what == "format()" else BRANCH)
 
 
-#: Functions whose result's shape depends on the values of their argument.
-VALUE_SHAPED = {indexing.nonzero, indexing.flatnonzero, indexing.argwhere, indexing.where.untraced}
 VALUE_SHAPE = "a shape that depends on traced values"
 VALUE_SHAPE_WAY_OUT = "Keep shapes fixed: select with adcore.numpy.where(mask, x, 0.0) rather than x[mask] or nonzero"
 
@@ -319,8 +315,6 @@ class Recording:
         if template is None:
             return f_raw(*raw_args, **kwargs)
         nondifferentiable = f_wrapped in tracer.nondifferentiable
-        if nondifferentiable:
-            self.check_nondifferentiable(f_wrapped)
         self.check_shapes_fixed(f_wrapped, template)
         self.depth += 1
         try:
@@ -377,12 +371,16 @@ class Recording:
         slot = self.slot_of(raw)
         return raw if slot is None else Ref(slot)
 
-    def check_nondifferentiable(self, f_wrapped):
-        if f_wrapped in VALUE_SHAPED:
-            raise refusal(self, f"{VALUE_SHAPE} ({f_wrapped.__name__})", VALUE_SHAPE_WAY_OUT)
-
     def check_shapes_fixed(self, f_wrapped, template):
-        if f_wrapped is indexing.getitem and type(template[1]) is Ref and _is_boolean(self.kinds[template[1].slot]):
+        """Refuse a call whose result's shape depends on traced values: of a primitive the op table declares
+        ``value_shaped``, or with a traced boolean mask as its ``mask_argument``."""
+        op = op_of(f_wrapped)
+        if op is None:
+            return
+        if op.value_shaped:
+            raise refusal(self, f"{VALUE_SHAPE} ({f_wrapped.__name__})", VALUE_SHAPE_WAY_OUT)
+        mask = op.mask_argument
+        if mask is not None and type(template[mask]) is Ref and _is_boolean(self.kinds[template[mask].slot]):
             raise refusal(self, f"{VALUE_SHAPE} (an index by a traced boolean mask)", VALUE_SHAPE_WAY_OUT)
 
 
@@ -443,13 +441,13 @@ def recording_open(recording):
     def refuse_draw(name):
         raise refusal(recording, f"it draws random numbers ({name})", "Draw them outside and pass them as an argument")
 
-    token = _random.recording_refusal.set(refuse_draw)
+    token = tracer.draw_refusal.set(refuse_draw)
     previous, _local.recording = getattr(_local, "recording", None), recording
     try:
         yield
     finally:
         _local.recording = previous
-        _random.recording_refusal.reset(token)
+        tracer.draw_refusal.reset(token)
         with _open_lock:
             _open_recordings -= 1
             if _open_recordings == 0:

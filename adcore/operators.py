@@ -17,7 +17,7 @@ with the array libraries' own autograd (torch's) off: ``recording_paused``.
 import math
 import warnings
 
-from backends import array_backend, recording_paused
+from backends import array_backend, backend_of, recording_paused
 
 from . import numpy as anp
 
@@ -48,8 +48,6 @@ from .core.batching import all_batch_safe, cotangent_batch
 from .core.forward import TapeNode, has_jvps, tape_jvp, tape_order
 from .core.wrapping import wraps
 from .jit import jit as _jit
-from .numpy.fft import _as_complex as _complex_array
-from .numpy.declare import _is_dtype_kind
 from .vmap import batched_rows
 
 __all__ = [
@@ -104,7 +102,15 @@ def _with_article(words):
     return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
 
 
-def _check_differentiable(op, fun_name, argnum, x):
+def _differentiable(op, fun_name, argnum, x):
+    """``x``, a value to differentiate, or the integer array ``x`` as floats (:func:`_integer_array_as_float`).
+
+    Raises
+    ------
+    TypeError
+        Naming ``op``, the argument ``argnum`` and ``fun_name``, for a value that is no point of a vector
+        space, or is of no floating-point or complex dtype (a boolean array, a Python or NumPy integer scalar).
+    """
     where = f"{op}: argument {argnum} of {fun_name}"
     try:
         vs = vspace(x)
@@ -112,20 +118,24 @@ def _check_differentiable(op, fun_name, argnum, x):
         raise TypeError(
             f"{where} is a {_describe(x)}, which cannot be differentiated; pass a float or complex array or scalar"
         ) from None
-    if not vs.differentiable:
+    if vs.differentiable:
+        return x
+    as_float = _integer_array_as_float(x)
+    if as_float is x:
         raise TypeError(
             f"{where} is a {_describe(x)}; only floating-point or complex values can be differentiated "
             "(write 3.0 rather than 3, or convert with x.astype(float))"
         )
+    return as_float
 
 
 def _integer_array_as_float(x):
     """``x``, or the integer array ``x`` converted to its library's default floating dtype (float64 for
     NumPy): autograd differentiates integer arrays (``elementwise_grad(f)(np.arange(3))``), and the
     derivative is then in that dtype. Python and NumPy integer scalars (write ``3.0``), which autograd
-    refuses, and boolean arrays (masks, not points of a space) are left to ``_check_differentiable``'s error."""
+    refuses, and boolean arrays (masks, not points of a space) are left as they are."""
     backend = array_backend(x)
-    if backend is None or not _is_dtype_kind(backend, x.dtype, "integral"):
+    if backend is None or not backend.isdtype(x.dtype, "integral"):
         return x
     return backend.astype(x, backend.default_float(backend.device(x)))
 
@@ -181,8 +191,7 @@ def _nary(unary_operator, op, fun_name, fun, argnum, nary_op_args, nary_op_kwarg
                 raise TypeError(
                     f"{op}: argnum {i} is out of range; {nary_f.__name__} was called with {len(args)} positional argument(s)"
                 )
-            args[i] = _integer_array_as_float(args[i])
-            _check_differentiable(op, fun_name, i, args[i])
+            args[i] = _differentiable(op, fun_name, i, args[i])
 
         def unary_f(x):
             subargs = list(args)
@@ -1009,14 +1018,19 @@ def holomorphic_grad(fun, x):
 
 
 def _as_complex(x):
-    """``x`` (a scalar, an array or a container of them) with real floating-point values made complex."""
+    """``x`` (a scalar, an array or a container of them) with real floating-point values made complex: a float32
+    array complex64, others complex128 (as ``adcore.numpy.fft``'s transforms make their input complex)."""
     if isinstance(x, dict):
         return build_container(type(x), [(key, _as_complex(item)) for key, item in x.items()])
     if isinstance(x, (tuple, list)):
         return build_container(type(x), [_as_complex(item) for item in x])
     if isinstance(x, (int, float)):
         return complex(x)
-    return _complex_array(x)
+    x = anp.asarray(x)
+    if anp.iscomplexobj(x):
+        return x
+    value = getval(x)
+    return anp.astype(x, "complex64" if value.dtype == backend_of(value).dtype("float32") else "complex128")
 
 
 def grad_named(fun, argname):
@@ -1054,9 +1068,7 @@ def multigrad_dict(fun):
             call.arguments.update({name: values[name] for name in names})
             return fun(*call.args, **call.kwargs)
 
-        values = {name: _integer_array_as_float(value) for name, value in bound.arguments.items()}
-        for name, value in values.items():
-            _check_differentiable("multigrad_dict", _name(fun), name, value)
+        values = {name: _differentiable("multigrad_dict", _name(fun), name, value) for name, value in bound.arguments.items()}
         gradients = _as_step_of("multigrad_dict", _name(fun), grad, of_dict)(values)
         return {name: gradients[name] for name in names}
 

@@ -642,6 +642,7 @@ RANDOM = "it draws random numbers"
         pytest.param(lambda x: x[x > 1.5], SHAPE_OF_VALUES, id="mask"),
         pytest.param(lambda x: np.where(x > 1.5), SHAPE_OF_VALUES, id="where"),
         pytest.param(lambda x: len(np.flatnonzero(x)), SHAPE_OF_VALUES, id="len_flatnonzero"),
+        pytest.param(lambda x: np.argwhere(x), SHAPE_OF_VALUES, id="argwhere"),
         pytest.param(lambda x: grad(lambda y: y * float(y))(x[0]), NUMBER, id="inside_grad"),
         pytest.param(lambda x: x * np.random.randn(2), RANDOM, id="adcore_random"),
         pytest.param(lambda x: x * numpy.random.randn(2), "NumPy's global generator", id="numpy_random"),

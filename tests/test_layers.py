@@ -1,12 +1,14 @@
 """The layers of ``layers.json`` hold: no import arrow it lists under "never" is drawn, and no import circle.
 
 Imports are read from the source (``ast``), so the test sees every import statement, in functions too,
-without importing anything. An arrow marked "pending" in ``layers.json`` is drawn today and expected to
-fail (strict: the test run reports it when it starts to hold, so the marker goes with the import).
+without importing anything (but the public namespaces of an entry of "internals", for their ``__all__``).
+An arrow marked "pending" in ``layers.json`` is drawn today and expected to fail (strict: the test run
+reports it when it starts to hold, so the marker goes with the import).
 """
 
 import ast
 import functools
+import importlib
 import json
 import pathlib
 
@@ -39,6 +41,14 @@ def _runs_on_import(statements):
             yield from _runs_on_import(getattr(statement, field, []))
 
 
+def _absolute(name, node, is_package):
+    """The module that the ``from ... import`` statement ``node`` of module ``name`` imports from, by its full name."""
+    if not node.level:
+        return node.module
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    return ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+
+
 def imports(name, source, is_package, module_level=False):
     """The modules that module ``name`` (of source ``source``) imports: ``adcore``'s and ``backends``'
     modules by their full names (``from . import x`` is the module ``x`` where there is one, else its
@@ -51,19 +61,85 @@ def imports(name, source, is_package, module_level=False):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                package = name.split(".") if is_package else name.split(".")[:-1]
-                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
-            else:
-                base = node.module
+            base = _absolute(name, node, is_package)
             found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names}
     return {m if m.split(".")[0] in PACKAGES else m.split(".")[0] for m in found}
+
+
+def _chain(node):
+    """``["anp", "linalg", "norm"]`` for the expression ``anp.linalg.norm``; None for one that is no dotted name."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(names)] if isinstance(node, ast.Name) else None
+
+
+def takes(name, source, is_package):
+    """``{(module, attribute), ...}``: what module ``name`` (of source ``source``) takes of ``adcore``'s and
+    ``backends``' modules: each module it imports (attribute None; ``from module import *`` too), and each
+    name it takes from one, by ``from module import name`` or as an attribute of a module it imported
+    (``anp.sum``; a chain, ``anp.linalg.norm``, is followed through the submodules). A module is known by
+    the name an import binds, wherever that name is read."""
+    tree = ast.parse(source)
+    found, bound = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    found.add((alias.name, None))
+                    bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(name, node, is_package)
+            if base.split(".")[0] not in PACKAGES:
+                continue
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    found.add((f"{base}.{alias.name}", None))
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                else:
+                    found.add((base, None if alias.name == "*" else alias.name))
+    for node in ast.walk(tree):
+        chain = _chain(node) if isinstance(node, ast.Attribute) else None
+        if chain is None or chain[0] not in bound:
+            continue
+        module = bound[chain[0]]
+        for attribute in chain[1:]:
+            if f"{module}.{attribute}" not in MODULES:
+                found.add((module, attribute))
+                break
+            module = f"{module}.{attribute}"
+    return found
 
 
 @functools.cache
 def imports_of(module, module_level=False):
     path = MODULES[module]
     return imports(module, path.read_text(), path.name == "__init__.py", module_level)
+
+
+@functools.cache
+def takes_of(module):
+    path = MODULES[module]
+    return frozenset(takes(module, path.read_text(), path.name == "__init__.py"))
+
+
+@functools.cache
+def public_names(module):
+    """The names of the public namespace ``module``: its ``__all__``, or without one its names that do not start with ``_``."""
+    namespace = importlib.import_module(module)
+    return frozenset(getattr(namespace, "__all__", None) or (name for name in vars(namespace) if not name.startswith("_")))
+
+
+def is_internal(module, attribute, internals):
+    """Whether taking ``attribute`` of ``module`` (or ``module`` itself, attribute None) takes the private machinery
+    described by the entry ``internals`` of ``layers.json``: a module of its layers that is not public, or a name of a
+    public one outside its public names, unless it is one of the entry's doors."""
+    if layer_of(module) not in internals["of"] or f"{module}.{attribute}" in internals["doors"]:
+        return False
+    if module not in internals["public"]:
+        return True
+    return attribute is not None and attribute not in public_names(module)
 
 
 @functools.cache
@@ -75,15 +151,17 @@ def layer_of(module):
 
 
 def targets(items):
-    """``(layers, modules, libraries)`` named by an arrow's ``to``."""
+    """``(layers, modules, libraries, internals)`` named by an arrow's ``to``."""
     layers = {item for item in items if item in LAYERS["layers"]}
+    internals = {item for item in items if item in LAYERS["internals"]}
     libraries = set(LAYERS["libraries"]) if "libraries" in items else set()
-    return layers, set(items) - layers - {"libraries"}, libraries
+    return layers, set(items) - layers - internals - {"libraries"}, libraries, internals
 
 
 def drawn(arrow):
-    """``["module -> imported", ...]``: the imports that draw ``arrow``."""
-    layers, modules, libraries = targets(arrow["to"])
+    """``["module -> imported", ...]``: the imports that draw ``arrow`` (``module -> imported.name`` for a
+    name taken of an entry of "internals")."""
+    layers, modules, libraries, internals = targets(arrow["to"])
     found = []
     for module in MODULES:
         if layer_of(module) not in arrow["from"]:
@@ -92,6 +170,9 @@ def drawn(arrow):
             hits_module = any(target == m or target.startswith(m + ".") for m in modules)
             if target in libraries or hits_module or (target in MODULES and layer_of(target) in layers):
                 found.append(f"{module} -> {target}")
+        for target, attribute in sorted(takes_of(module), key=str):
+            if any(is_internal(target, attribute, LAYERS["internals"][entry]) for entry in internals):
+                found.append(f"{module} -> {target}" + ("" if attribute is None else f".{attribute}"))
     return found
 
 
@@ -144,9 +225,16 @@ def test_layers_json_names_what_exists():
         assert set(spec["modules"]) <= set(MODULES), spec["modules"]
     for arrow in LAYERS["never"]:
         assert set(arrow["from"]) <= set(LAYERS["layers"]), arrow["from"]
-        layers, modules, _ = targets(arrow["to"])
+        layers, modules, _, _ = targets(arrow["to"])
         assert modules <= set(MODULES), f"{_arrow_id(arrow)}: {modules - set(MODULES)} are no modules or layers"
         assert arrow["why"]
+    for name, internals in LAYERS["internals"].items():
+        assert set(internals["of"]) <= set(LAYERS["layers"]), name
+        assert all(layer_of(module) in internals["of"] for module in internals["public"]), internals["public"]
+        for door in internals["doors"]:
+            module, attribute = door.rsplit(".", 1)
+            assert layer_of(module) in internals["of"] and hasattr(importlib.import_module(module), attribute), door
+        assert internals["role"]
 
 
 def test_the_import_reader_sees_every_kind_of_import():
@@ -175,6 +263,35 @@ if __name__ == "__main__":
     assert imports("adcore.numpy.boxes", source, False, module_level=True) == on_import
     assert imports("adcore.numpy.boxes", source, False) == on_import | {"adcore.array_api", "adcore.compat.autograd"}
     assert imports("adcore.numpy", "from . import shapes\nfrom .. import core", True) == {"adcore.numpy.shapes", "adcore.core"}
+
+
+def test_the_reader_of_names_sees_what_a_module_takes():
+    """``takes`` reads the names imported from a module, the attributes of an imported module (through
+    submodules, in functions too) and the modules imported; not the attributes of other values, nor other
+    libraries; ``is_internal`` finds the private machinery among them."""
+    source = """
+import numpy as onp
+import adcore.numpy.linalg
+from . import numpy as anp
+from .numpy import random as _random
+from .numpy.fft import _as_complex, fft
+from .numpy.declare import elementwise
+from .numpy.shapes import *
+
+def f(x):
+    return anp.sum(anp.linalg.norm(x)) + adcore.numpy.linalg.det(x) + _random.recording_refusal + onp.float32 + x.sum
+"""
+    assert takes("adcore.operators", source, False) == {
+        ("adcore.numpy.linalg", None), ("adcore.numpy", None), ("adcore.numpy.random", None),
+        ("adcore.numpy.fft", "_as_complex"), ("adcore.numpy.fft", "fft"), ("adcore.numpy.declare", "elementwise"),
+        ("adcore.numpy.shapes", None), ("adcore.numpy", "sum"), ("adcore.numpy.linalg", "norm"), ("adcore.numpy.linalg", "det"),
+        ("adcore.numpy.random", "recording_refusal"),
+    }
+    internals = LAYERS["internals"]["rule internals"]
+    internal = {taken for taken in takes("adcore.operators", source, False) if is_internal(*taken, internals)}
+    assert internal == {
+        ("adcore.numpy.fft", "_as_complex"), ("adcore.numpy.random", "recording_refusal"), ("adcore.numpy.shapes", None),
+    }
 
 
 #: What names NumPy's memory flags and views' owners: the attributes ``x.flags`` (with ``.writeable``,

@@ -4,7 +4,8 @@ A family module (``adcore.numpy.elementwise``, ...) declares each primitive with
 declaration helper, which writes one :class:`Op` here. The passes read the table, never a rule's
 code: the backward pass (what a node keeps), the batched pullbacks of ``jacrev``
 (:attr:`Op.batch_safe`, :mod:`adcore.core.batching`), ``adcore.vmap`` (``family``, ``batching``),
-the jit (``api``, ``propagates_nan``, ``fusion``, ``signature_only``) and the coverage report (``kind``). The model is
+the jit (``api``, ``propagates_nan``, ``fusion``, ``signature_only``, ``value_shaped``, ``mask_argument``) and the
+coverage report (``kind``). The model is
 JAX's ``ad.py`` (``defjvp2`` *declares* that a rule reads the output; ``deflinear2``,
 ``defbilinear``, ``defjvp_zero`` name the mathematics) and tinygrad's ``GroupOp``.
 
@@ -56,9 +57,18 @@ class Op:
         Whether its result depends on the shapes, dtypes and types of its arguments only, not on their
         values (``shape``, ``zeros_like``, ``result_type``): ``adcore.jit`` runs it while recording and
         keeps its result, a fact of the signature (:func:`def_signature_only`).
+    value_shaped : bool
+        Whether the shape of its result depends on the values of its arguments, not on their shapes alone
+        (``nonzero``, ``argwhere``): ``adcore.jit`` refuses to record it (:func:`def_value_shaped`).
+    mask_argument : int or None
+        The position of the argument that selects entries (``getitem``'s index, 1): where it is a boolean
+        mask, the shape of the result depends on the mask's values, and ``adcore.jit`` refuses to record the call.
     """
 
-    __slots__ = ["name", "api", "family", "kind", "reads", "batch_safe", "propagates_nan", "fusion", "batching", "signature_only"]
+    __slots__ = [
+        "name", "api", "family", "kind", "reads", "batch_safe", "propagates_nan", "fusion", "batching", "signature_only",
+        "value_shaped", "mask_argument",
+    ]
 
     def __init__(self, name, api=None, family="general", kind="general", reads=(), batch_safe=False, **facts):
         self.name, self.api, self.family, self.kind, self.reads = name, api, family, kind, tuple(reads)
@@ -67,6 +77,8 @@ class Op:
         self.fusion = facts.pop("fusion", None)
         self.batching = facts.pop("batching", None)
         self.signature_only = facts.pop("signature_only", False)
+        self.value_shaped = facts.pop("value_shaped", False)
+        self.mask_argument = facts.pop("mask_argument", None)
         if facts or kind not in KINDS or not set(self.reads) <= set(READS):
             raise ValueError(f"declaring {name}: unknown kind {kind!r}, reads {reads!r} or facts {sorted(facts)}")
 
@@ -105,6 +117,12 @@ def def_signature_only(*funs):
     (:attr:`Op.signature_only`)."""
     for fun in funs:
         declare_facts(fun, signature_only=True)
+
+
+def def_value_shaped(*funs):
+    """Declare that the shapes of the results of ``funs`` depend on the values of their arguments (:attr:`Op.value_shaped`)."""
+    for fun in funs:
+        declare_facts(fun, value_shaped=True)
 
 
 def signature_only(fun):

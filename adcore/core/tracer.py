@@ -15,6 +15,8 @@ import itertools
 import sys
 import threading
 import warnings
+from contextvars import ContextVar
+
 from .wrapping import wraps
 
 
@@ -433,6 +435,11 @@ def unbox_innermost(args):
 #: the node of the innermost box, whose trace boxes the result, or None), so that the calls on recorded
 #: values are written down. Checked once per call; None costs nothing more.
 raw_call_hook = None
+
+#: None, or while ``adcore.jit`` records in this context: ``refuse(name)``, which a source of random
+#: numbers (``adcore.numpy.random``) calls before each draw: numbers drawn inside a recorded function
+#: would be frozen into its program.
+draw_refusal = ContextVar("adcore_draw_refusal", default=None)
 
 _FIRST, _SECOND = (0,), (1,)
 

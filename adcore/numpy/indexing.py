@@ -9,7 +9,7 @@ from backends import backend_of
 
 from ..core import def_linear, defjvp, defvjp, notrace_primitive, primitive
 from ..core.batching import batch_ndim, cotangent_batch, def_batch_safe_vjp
-from ..core.ops import def_signature_only
+from ..core.ops import declare_facts, def_signature_only, def_value_shaped
 from .declare import broadcast, metadata, unbroadcast, unbroadcast_elementwise
 from .dtypes import _untraced_when, ones_like
 from .elementwise import logical_and
@@ -230,6 +230,7 @@ def_linear(getitem)
 defvjp(untake, grad_untake)
 def_linear(untake)
 def_batch_safe_vjp(getitem, untake)
+declare_facts(getitem, mask_argument=1)
 
 
 @notrace_primitive
@@ -248,3 +249,6 @@ def flatnonzero(x):
 def argwhere(x):
     backend = backend_of(x, op="argwhere")
     return backend.stack(backend.nonzero(x), axis=-1)
+
+
+def_value_shaped(nonzero, flatnonzero, argwhere, where.untraced)

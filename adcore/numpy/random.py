@@ -21,12 +21,12 @@ differentiable: for a reparametrised sample write ``mu + sigma * np.random.randn
 (2, 2)
 """
 
-from contextvars import ContextVar
-
 import numpy as _np
 import numpy.random as _np_random
 
 from backends import default_backend
+
+from ..core.tracer import draw_refusal
 
 __all__ = list(_np_random.__all__)
 get_bit_generator = _np_random.get_bit_generator  # the bit generator behind the module functions
@@ -43,14 +43,9 @@ def _to_default_backend(value):
     return backend.from_numpy(value)
 
 
-#: None, or while ``adcore.jit`` records in this context: ``refuse(name)``, called before each draw
-#: (numbers drawn inside a recorded function would be frozen into its program).
-recording_refusal = ContextVar("adcore_random_recording_refusal", default=None)
-
-
 def _on_default_backend(sample, name):
     def on_default_backend(*args, **kwargs):
-        refuse = recording_refusal.get()
+        refuse = draw_refusal.get()
         if refuse is not None:
             refuse(f"adcore.numpy.random.{name}")
         return _to_default_backend(sample(*args, **kwargs))

@@ -206,9 +206,10 @@ def _take(g, index):
 
 
 def _untake(g, container, index):
-    """The VJP of ``container_take``: sparse in a first-order pass, a traced container under a trace."""
+    """The VJP of ``container_take``: sparse in a first-order pass, also one inside ``vmap`` (whose batch boxes the
+    sparse cotangent holds as items), a traced container under a differentiating trace."""
     g = _shaped_like(getval(container)[index], g)
-    if isbox(g):
+    if builtins.type(g) in Box.see_through:
         return container_untake(g, index, vspace(container))
     return _untake_sparse(g, container, index)
 

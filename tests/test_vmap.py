@@ -15,6 +15,7 @@ import pytest
 import adcore
 import adcore.numpy as np
 from adcore import grad, hvp, jacobian, make_vjp, vmap
+from adcore.test_util import check_grads
 from adcore.vmap import VmapFallbackWarning
 from specs import inputs
 from test_numpy_rules import SPECS
@@ -174,6 +175,27 @@ def test_per_example_gradients_of_an_mlp(backend):
         e1, e2 = grad(loss, (0, 1))(w1, w2, xs[i, ...], ys[i, ...])
         _assert_close(backend, g1[i, ...], e1)
         _assert_close(backend, g2[i, ...], e2)
+
+
+def test_per_example_gradients_of_a_tuple_of_parameters_and_their_own_derivative(backend):
+    """Parameters passed as one tuple and unpacked inside (``W, w = params``, as the benchmark's MLP): the cotangent
+    of the tuple inside ``vmap`` is sparse, holding the batch's items; the per-example gradients equal the loop's,
+    and a ``grad`` around the ``vmap`` (a differentiating trace outside the batch) differentiates them in turn."""
+    rng = numpy.random.default_rng(4)
+    params = (backend.asarray(rng.normal(size=(3, 4))), backend.asarray(rng.normal(size=(4,))))
+    xs, ys = backend.asarray(rng.normal(size=(5, 3))), backend.asarray(rng.normal(size=(5,)))
+
+    def loss(params, x, y):
+        W, w = params
+        return (np.sum(np.tanh(np.matmul(x, W)) * w) - y) ** 2
+
+    per_example = vmap(grad(loss), in_axes=(None, 0, 0))
+    gW, gw = per_example(params, xs, ys)
+    for i in range(5):
+        eW, ew = grad(loss)(params, xs[i, ...], ys[i, ...])
+        _assert_close(backend, gW[i, ...], eW)
+        _assert_close(backend, gw[i, ...], ew)
+    check_grads(lambda W, w: np.sum(per_example((W, w), xs, ys)[1] ** 2), modes=("rev",), order=1)(*params)
 
 
 @pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "pinv", "qr", "svd"])

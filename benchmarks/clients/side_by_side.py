@@ -15,7 +15,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Pinned as in the environment the alias's own tests run in, so that only autograd vs adcore differs.
 #: pytest-reportlog writes each test's outcome and duration as it ends (an interrupted run still reports).
-COMMON = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "autograd==1.9.1", "pytest", "pytest-reportlog"]
+COMMON = [
+    "numpy==2.4.6",
+    "scipy==1.17.1",
+    "matplotlib==3.11.2",
+    "autograd==1.9.1",
+    "pytest",
+    "pytest-reportlog",
+    "pytest-xdist",
+]
 
 #: One thread per numerical library in both runs (the machine may be shared).
 THREADS = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -45,6 +53,14 @@ def parse_args(client, argv):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--venv", default="/work/venv-clients2", help="the environment (made if missing)")
     parser.add_argument("--work", default="/tmp/adcore-clients", help="where the source distribution is unpacked")
+    parser.add_argument(
+        "--side",
+        choices=("both", "autograd", "alias", "none"),
+        default="both",
+        help="run one side only (its counts printed; two such commands may run at once, sharing the machine alike), "
+        "or none: compare the two reports that earlier runs left in --work",
+    )
+    parser.add_argument("--workers", type=int, default=0, help="pytest-xdist workers per run (0: none)")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (a subset of the tests: -k ...)")
     return parser.parse_args(argv)
 
@@ -71,10 +87,10 @@ def prepare(client, venv, work):
     return python, source
 
 
-def run_suite(python, source, client, through_alias, extra_args, report):
+def run_suite(python, source, client, through_alias, extra_args, report, workers):
     """Run the client's tests once; their outcomes and durations from pytest-reportlog's report."""
     launcher = [python, "-m", "adcore.compat.autograd", "-m", "pytest"] if through_alias else [python, "-m", "pytest"]
-    options = ["-q", "-p", "no:cacheprovider", f"--report-log={report}"]
+    options = ["-q", "-p", "no:cacheprovider", f"--report-log={report}", *(["-n", str(workers)] if workers else [])]
     command = [*launcher, client.tests, *options, *client.pytest_args, *extra_args]
     start = time.perf_counter()
     subprocess.run(command, cwd=source, env={**os.environ, **THREADS}, stdout=subprocess.DEVNULL, check=False)
@@ -99,24 +115,40 @@ def read_report(report, seconds):
     return Run(seconds, outcomes, durations)
 
 
+def tally(run):
+    """'P passed, F failed, S skipped of N' for a run."""
+    outcomes = list(run.outcomes.values())
+    counted = ", ".join(f"{outcomes.count(outcome)} {outcome}" for outcome in ("passed", "failed", "skipped"))
+    return f"{counted} of {len(outcomes)}"
+
+
 def main(client, argv=None):
     args = parse_args(client, argv)
     python, source = prepare(client, args.venv, args.work)
     runs = {}
     for label, through_alias in (("autograd", False), ("alias", True)):
         report = Path(args.work) / f"{client.name}-{label}.jsonl"
-        runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report)
+        seconds = Path(f"{report}.seconds")
+        if args.side in ("both", label):
+            runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report, args.workers)
+            seconds.write_text(f"{runs[label].seconds}\n")
+            print(f"{client.name} {client.version}, {label}: {tally(runs[label])} in {runs[label].seconds:.0f} s")
+        elif args.side == "none":
+            runs[label] = read_report(report, float(seconds.read_text()))
+    if len(runs) < 2:
+        return 0
     theirs, ours = runs["autograd"], runs["alias"]
     passed = {label: {test for test, outcome in run.outcomes.items() if outcome == "passed"} for label, run in runs.items()}
     lost = sorted(passed["autograd"] - passed["alias"])
     both = passed["autograd"] & passed["alias"]
     ratios = [ours.durations[t] / theirs.durations[t] for t in both if theirs.durations[t] > 0.05]  # tests of 50 ms or more
     median = statistics.median(ratios) if ratios else float("nan")
-    print("| library (version) | its tests under autograd | through the alias | time alias/autograd (total; per test, median) |")
+    counts = {label: tally(run) for label, run in runs.items()}
+    print("| library (version) | under autograd | through the alias | time alias/autograd (total; per test, median) |")
     print("|---|---|---|---|")
     total = f"{ours.seconds / theirs.seconds:.2f} ({ours.seconds:.0f} s / {theirs.seconds:.0f} s)"
     print(
-        f"| {client.name} {client.version} | {len(passed['autograd'])} of {len(theirs.outcomes)} | {len(passed['alias'])} | "
+        f"| {client.name} {client.version} | {counts['autograd']} | {counts['alias']} | "
         f"{total}; {median:.2f} over {len(ratios)} tests |"
     )
     for test in lost:

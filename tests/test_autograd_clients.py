@@ -8,6 +8,7 @@ traced values (at first and second order).
 """
 
 import importlib
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 import adcore
 import adcore.extend
 import adcore.numpy
+import adcore.test_util
 from adcore.compat import autograd as alias
 from adcore.core import VJPNode, getval, isbox, new_box
 
@@ -168,7 +170,9 @@ def test_the_command_line_runs_the_alias_module_once(tmp_path):
             """
         )
     )
-    result = subprocess.run([sys.executable, "-m", "adcore.compat.autograd", str(script)], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "adcore.compat.autograd", str(script)], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "True"]
 
@@ -215,9 +219,15 @@ class Rewrapped(numpy.ndarray):
         return numpy.asarray(super().__array_ufunc__(ufunc, method, *inputs, **kwargs)).view(Rewrapped)
 
 
+@pytest.fixture
+def aliased_as_1_8(aliased):
+    """The alias installed as autograd 1.8 (a library that pins ``autograd<1.9``): its box has no ``__array_ufunc__``."""
+    alias.install(autograd_version="1.8.0")
+
+
 @pytest.mark.parametrize("subclass", [Tagged, Rewrapped])
 @pytest.mark.parametrize("order", ["subclass * box", "box * subclass", "subclass + box", "subclass @ box"])
-def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased):
+def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased_as_1_8):
     import autograd.numpy as np
 
     t = numpy.arange(1.0, 4.0).view(subclass)
@@ -235,13 +245,15 @@ def test_ndarray_subclass_with_a_traced_array_is_traced(order, subclass, aliased
 
 
 @pytest.mark.parametrize("start", ["0-d array", "array", "subclass"])
-def test_in_place_operator_of_an_array_and_a_traced_array_rebinds_to_the_traced_result(start, aliased):
+def test_in_place_operator_of_an_array_and_a_traced_array_rebinds_to_the_traced_result(start, aliased_as_1_8):
     """``a += box`` with ``a`` an ``ndarray`` (a running sum that starts as an array): under autograd 1.8, whose box
     has no ``__array_ufunc__``, NumPy defers and ``a`` becomes ``a + box``, traced (``a`` itself is not written);
     NumPy raised ``TypeError`` while the alias gave the box ``__array_ufunc__ = None``."""
     import autograd.numpy as np
 
-    first = {"0-d array": numpy.array(0.5), "array": numpy.array([0.5, 1.0]), "subclass": numpy.array([0.5, 1.0]).view(Tagged)}[start]
+    first = {"0-d array": numpy.array(0.5), "array": numpy.array([0.5, 1.0]), "subclass": numpy.array([0.5, 1.0]).view(Tagged)}[
+        start
+    ]
 
     started = []
 
@@ -256,6 +268,56 @@ def test_in_place_operator_of_an_array_and_a_traced_array_rebinds_to_the_traced_
     x = numpy.array(0.75)
     numpy.testing.assert_allclose(adcore.grad(f)(x), numpy.sum(2 * x + numpy.asarray(first)))  # d/dx sum((first + x) x - 1)
     numpy.testing.assert_array_equal(started[0], first)  # the array itself was not written
+
+
+def log_likelihood(p):
+    """The log of a survival probability ``exp(-(t / p0) ** p1)`` built with autograd's functions, taken with
+    NumPy's own ``numpy.log`` (as code whose module imports ``numpy`` does with a value another module built)."""
+    import autograd.numpy as np
+
+    return numpy.sum(numpy.log(np.exp(-((numpy.array([1.0, 2.0, 5.0]) / p[0]) ** p[1]))))
+
+
+def test_numpys_ufunc_on_a_traced_array_is_traced_under_autograd_1_9(aliased):
+    """autograd 1.9's box has ``__array_ufunc__``: ``numpy.log(box)`` is differentiated, at first and second
+    order; the alias installed as 1.9 (the default where autograd 1.9 or none is installed) does the same."""
+    from autograd import grad, hessian, jacobian
+
+    alias.install(autograd_version="1.9.1")
+    p = numpy.array([2.0, 1.5])
+    t = numpy.array([1.0, 2.0, 5.0])
+    # log(exp(-(t / a) ** b)) = -(t / a) ** b: d/da = b (t / a) ** b / a, d/db = -(t / a) ** b log(t / a)
+    expected = [numpy.sum(p[1] * (t / p[0]) ** p[1] / p[0]), -numpy.sum((t / p[0]) ** p[1] * numpy.log(t / p[0]))]
+    numpy.testing.assert_allclose(grad(log_likelihood)(p), expected)
+    adcore.test_util.check_grads(log_likelihood, modes=("rev",), order=2)(p)
+    hess = hessian(log_likelihood)(p)
+    numpy.testing.assert_allclose(hess, jacobian(grad(log_likelihood))(p))
+    numpy.testing.assert_allclose(hess, hess.T)
+
+
+def test_numpys_ufunc_on_a_traced_array_raises_under_autograd_1_8(aliased_as_1_8):
+    """autograd 1.8's box has no ``__array_ufunc__``: ``numpy.log(box)`` raises ``TypeError``, as there."""
+    from autograd import grad
+
+    with pytest.raises(TypeError, match="log"):
+        grad(log_likelihood)(numpy.array([2.0, 1.5]))
+
+
+@pytest.mark.parametrize(
+    "version, expected", [("1.8.0", "1.8"), ("1.7.2", "1.8"), ("1.9.1", "1.9"), ("1.10.0.dev0", "1.9"), ("2.0", "1.9")]
+)
+def test_the_alias_follows_the_release_it_is_given(version, expected):
+    assert alias.release(version) == expected
+
+
+def test_the_alias_follows_the_installed_autograds_release_else_the_newest():
+    try:
+        installed = importlib.metadata.version("autograd")
+    except importlib.metadata.PackageNotFoundError:
+        installed = alias.NEWEST
+    assert alias.release() == alias.release(installed)
+    with pytest.raises(ValueError, match="autograd_version 'latest'"):
+        alias.release("latest")
 
 
 class Circuit:

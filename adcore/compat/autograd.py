@@ -25,8 +25,10 @@ GPU, Array API arrays on their own library.
 
 import importlib
 import importlib.abc
+import importlib.metadata
 import importlib.util
 import os
+import re
 import runpy
 import sys
 import types
@@ -145,21 +147,45 @@ CLASS_MODULES = {
 #: An attribute the class does not have (:data:`CLASS_ATTRIBUTES`).
 ABSENT = "absent"
 
-#: ``(class, attribute) -> (value while the alias is installed, value otherwise)`` (``"module:name"`` specs, or
-#: ``ABSENT``). autograd 1.8's ``ArrayBox`` has no ``__array_ufunc__`` (autograd 1.9's has, which is why libraries
-#: pin ``autograd<1.9``): NumPy's binary operators on an ``ndarray`` (or a subclass) and a box then defer to the
-#: box's reflected operator by ``__array_priority__``, so ``subclass * box`` is traced whatever the subclass's own
-#: ``__array_ufunc__`` does with an operand it does not know (one that wraps ``ndarray.__array_ufunc__``'s
-#: NotImplemented in an array would otherwise compute with it), and so do the in-place ones: ``a += box`` (``a`` an
-#: array) rebinds ``a`` to the box's ``a + box``, as under autograd (``__array_ufunc__ = None`` would defer the
-#: binary operators but make NumPy raise for the in-place ones). NumPy's ufuncs called on a box directly raise
-#: ``TypeError``, as under autograd.
-CLASS_ATTRIBUTES = {("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): (ABSENT, "adcore.numpy.protocol:array_ufunc")}
+#: The autograd release whose behaviour the alias follows where releases differ, when no autograd is installed.
+NEWEST = "1.9.1"
+
+_ARRAY_UFUNC = "adcore.numpy.protocol:array_ufunc"
+
+#: ``(class, attribute) -> {release: value}``: the class attribute under autograd before 1.9 (``"1.8"``), from
+#: 1.9 on (``"1.9"``), and adcore's own (``"adcore"``), as ``"module:name"`` specs or ``ABSENT``. autograd 1.8's
+#: ``ArrayBox`` has no ``__array_ufunc__``: NumPy's binary operators on an ``ndarray`` (or a subclass) and a box
+#: then defer to the box's reflected operator by ``__array_priority__``, so ``subclass * box`` is traced whatever
+#: the subclass's own ``__array_ufunc__`` does with an operand it does not know (one that wraps
+#: ``ndarray.__array_ufunc__``'s NotImplemented in an array would otherwise compute with it), and so do the
+#: in-place ones: ``a += box`` (``a`` an array) rebinds ``a`` to the box's ``a + box`` (``__array_ufunc__ = None``
+#: would defer the binary operators but make NumPy raise for the in-place ones); NumPy's ufuncs called on a box
+#: directly (``numpy.log(box)``) raise ``TypeError``. autograd 1.9's has one: ``numpy.log(box)`` is traced, and
+#: ``subclass * box`` reaches the subclass's ``__array_ufunc__`` first (which is why libraries pin
+#: ``autograd<1.9``). Neither behaviour holds both, so the alias follows the installed autograd's release.
+CLASS_ATTRIBUTES = {
+    ("adcore.numpy.boxes:ArrayBox", "__array_ufunc__"): {"1.8": ABSENT, "1.9": _ARRAY_UFUNC, "adcore": _ARRAY_UFUNC}
+}
 
 
-def _set_class_attributes(installed):
+def release(version=None):
+    """``"1.8"`` for an autograd version before 1.9 (``"1.8.0"``, ``"1.7"``), ``"1.9"`` for 1.9 and later: which
+    values of :data:`CLASS_ATTRIBUTES` apply. ``version`` defaults to the installed autograd distribution's, else
+    :data:`NEWEST`. Raises ``ValueError`` naming ``version`` where it does not start with ``MAJOR.MINOR``."""
+    if version is None:
+        try:
+            version = importlib.metadata.version("autograd")
+        except importlib.metadata.PackageNotFoundError:
+            version = NEWEST
+    match = re.match(r"(\d+)\.(\d+)", str(version))
+    if match is None:
+        raise ValueError(f"autograd_version {version!r}: expected a release such as '1.8.0' or '1.9.1'")
+    return "1.8" if (int(match[1]), int(match[2])) < (1, 9) else "1.9"
+
+
+def _set_class_attributes(which):
     for (cls, attribute), values in CLASS_ATTRIBUTES.items():
-        value, owner = values[0 if installed else 1], _resolve(cls)
+        value, owner = values[which], _resolve(cls)
         if value != ABSENT:
             setattr(owner, attribute, _resolve(value))
         elif attribute in vars(owner):
@@ -234,20 +260,23 @@ class AliasFinder(importlib.abc.MetaPathFinder):
 _finder = AliasFinder()
 
 
-def install():
+def install(autograd_version=None):
     """Make ``import autograd`` and its submodules give adcore's names (``MODULES``), from now on, and give
-    the classes of ``CLASS_MODULES`` autograd's module names and those of ``CLASS_ATTRIBUTES`` autograd 1.8's attributes.
+    the classes of ``CLASS_MODULES`` autograd's module names and those of ``CLASS_ATTRIBUTES`` the attributes
+    of autograd ``autograd_version`` (a string such as ``"1.8.0"``; default: the installed autograd's
+    version, else :data:`NEWEST`; see :func:`release`).
 
     Modules of a real autograd imported before are dropped from ``sys.modules``
-    (code that already holds them keeps them). Calling it again does nothing.
+    (code that already holds them keeps them). Calling it again sets the class attributes of
+    ``autograd_version`` and does nothing else.
     """
-    if _finder in sys.meta_path:
-        return
-    _drop_autograd_modules()
-    sys.meta_path.insert(0, _finder)
-    for spec, module in CLASS_MODULES.items():
-        _resolve(spec).__module__ = module
-    _set_class_attributes(installed=True)
+    which = release(autograd_version)
+    if _finder not in sys.meta_path:
+        _drop_autograd_modules()
+        sys.meta_path.insert(0, _finder)
+        for spec, module in CLASS_MODULES.items():
+            _resolve(spec).__module__ = module
+    _set_class_attributes(which)
 
 
 def installed():
@@ -263,7 +292,7 @@ def uninstall():
     _drop_autograd_modules()
     for spec in CLASS_MODULES:
         _resolve(spec).__module__ = spec.partition(":")[0]
-    _set_class_attributes(installed=False)
+    _set_class_attributes("adcore")
 
 
 def _drop_autograd_modules():

@@ -15,7 +15,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Pinned as in the environment the alias's own tests run in, so that only autograd vs adcore differs.
 #: pytest-reportlog writes each test's outcome and duration as it ends (an interrupted run still reports).
-COMMON = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "autograd==1.9.1", "pytest", "pytest-reportlog"]
+COMMON = [
+    "numpy==2.4.6",
+    "scipy==1.17.1",
+    "matplotlib==3.11.2",
+    "autograd==1.9.1",
+    "pytest",
+    "pytest-reportlog",
+    "pytest-xdist",
+]
 
 #: One thread per numerical library in both runs (the machine may be shared).
 THREADS = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -45,6 +53,19 @@ def parse_args(client, argv):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--venv", default="/work/venv-clients2", help="the environment (made if missing)")
     parser.add_argument("--work", default="/tmp/adcore-clients", help="where the source distribution is unpacked")
+    parser.add_argument(
+        "--side",
+        choices=("both", "autograd", "alias", "none"),
+        default="both",
+        help="run one side only (its counts printed; two such commands may run at once, sharing the machine alike), "
+        "or none: compare the two reports that earlier runs left in --work",
+    )
+    parser.add_argument("--workers", type=int, default=0, help="pytest-xdist workers per run (0: none)")
+    parser.add_argument(
+        "--interleave",
+        action="store_true",
+        help="both sides, one test file at a time under each in turn (per-test times comparable on a shared machine)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (a subset of the tests: -k ...)")
     return parser.parse_args(argv)
 
@@ -71,14 +92,52 @@ def prepare(client, venv, work):
     return python, source
 
 
-def run_suite(python, source, client, through_alias, extra_args, report):
-    """Run the client's tests once; their outcomes and durations from pytest-reportlog's report."""
+#: The two sides: a label and whether the run goes through the alias.
+SIDES = (("autograd", False), ("alias", True))
+
+
+def run_pytest(python, source, through_alias, arguments, report):
+    """One pytest run in ``source`` writing ``report``; its wall time in seconds."""
     launcher = [python, "-m", "adcore.compat.autograd", "-m", "pytest"] if through_alias else [python, "-m", "pytest"]
-    options = ["-q", "-p", "no:cacheprovider", f"--report-log={report}"]
-    command = [*launcher, client.tests, *options, *client.pytest_args, *extra_args]
+    command = [*launcher, *arguments, "-q", "-p", "no:cacheprovider", f"--report-log={report}"]
     start = time.perf_counter()
     subprocess.run(command, cwd=source, env={**os.environ, **THREADS}, stdout=subprocess.DEVNULL, check=False)
-    return read_report(report, time.perf_counter() - start)
+    return time.perf_counter() - start
+
+
+def run_suite(python, source, client, through_alias, extra_args, report, workers):
+    """Run the client's tests once; their outcomes and durations from pytest-reportlog's report."""
+    options = ["-n", str(workers)] if workers else []
+    seconds = run_pytest(python, source, through_alias, [client.tests, *client.pytest_args, *options, *extra_args], report)
+    return read_report(report, seconds)
+
+
+def test_files(source, client):
+    """The client's test files (``test_*.py``, ``*_test.py``) under its test paths (``tests`` and the paths
+    among its pytest arguments), relative to ``source``, and its pytest arguments that are not paths."""
+    paths = [client.tests, *(argument for argument in client.pytest_args if (source / argument).exists())]
+    options = [argument for argument in client.pytest_args if not (source / argument).exists()]
+    files = []
+    for path in (source / path for path in paths):
+        found = [*path.rglob("test_*.py"), *path.rglob("*_test.py")] if path.is_dir() else [path]
+        files += sorted(str(file.relative_to(source)) for file in found)
+    return files, options
+
+
+def run_interleaved(python, source, client, extra_args, reports):
+    """Both sides, one test file at a time, each file under both before the next (the side that goes first
+    alternates), so that both see the same load of a shared machine: :class:`Run` per side."""
+    files, options = test_files(source, client)
+    seconds = dict.fromkeys(reports, 0.0)
+    for report in reports.values():
+        Path(report).write_text("")
+    for index, file in enumerate(files):
+        for label, through_alias in SIDES if index % 2 == 0 else SIDES[::-1]:
+            part = Path(f"{reports[label]}.part")
+            seconds[label] += run_pytest(python, source, through_alias, [file, *options, *extra_args], part)
+            with open(reports[label], "a") as report:
+                report.write(part.read_text() if part.exists() else "")
+    return {label: read_report(report, seconds[label]) for label, report in reports.items()}
 
 
 def read_report(report, seconds):
@@ -99,24 +158,43 @@ def read_report(report, seconds):
     return Run(seconds, outcomes, durations)
 
 
+def tally(run):
+    """'P passed, F failed, S skipped of N' for a run."""
+    outcomes = list(run.outcomes.values())
+    counted = ", ".join(f"{outcomes.count(outcome)} {outcome}" for outcome in ("passed", "failed", "skipped"))
+    return f"{counted} of {len(outcomes)}"
+
+
 def main(client, argv=None):
     args = parse_args(client, argv)
     python, source = prepare(client, args.venv, args.work)
-    runs = {}
-    for label, through_alias in (("autograd", False), ("alias", True)):
-        report = Path(args.work) / f"{client.name}-{label}.jsonl"
-        runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report)
+    reports = {label: Path(args.work) / f"{client.name}-{label}.jsonl" for label, _ in SIDES}
+    runs = run_interleaved(python, source, client, args.pytest_args, reports) if args.interleave else {}
+    for label, through_alias in SIDES:
+        report, seconds = reports[label], Path(f"{reports[label]}.seconds")
+        if args.interleave:
+            seconds.write_text(f"{runs[label].seconds}\n")
+        elif args.side in ("both", label):
+            runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report, args.workers)
+            seconds.write_text(f"{runs[label].seconds}\n")
+        elif args.side == "none":
+            runs[label] = read_report(report, float(seconds.read_text()))
+        if label in runs and args.side != "none":
+            print(f"{client.name} {client.version}, {label}: {tally(runs[label])} in {runs[label].seconds:.0f} s")
+    if len(runs) < 2:
+        return 0
     theirs, ours = runs["autograd"], runs["alias"]
     passed = {label: {test for test, outcome in run.outcomes.items() if outcome == "passed"} for label, run in runs.items()}
     lost = sorted(passed["autograd"] - passed["alias"])
     both = passed["autograd"] & passed["alias"]
     ratios = [ours.durations[t] / theirs.durations[t] for t in both if theirs.durations[t] > 0.05]  # tests of 50 ms or more
     median = statistics.median(ratios) if ratios else float("nan")
-    print("| library (version) | its tests under autograd | through the alias | time alias/autograd (total; per test, median) |")
+    counts = {label: tally(run) for label, run in runs.items()}
+    print("| library (version) | under autograd | through the alias | time alias/autograd (total; per test, median) |")
     print("|---|---|---|---|")
     total = f"{ours.seconds / theirs.seconds:.2f} ({ours.seconds:.0f} s / {theirs.seconds:.0f} s)"
     print(
-        f"| {client.name} {client.version} | {len(passed['autograd'])} of {len(theirs.outcomes)} | {len(passed['alias'])} | "
+        f"| {client.name} {client.version} | {counts['autograd']} | {counts['alias']} | "
         f"{total}; {median:.2f} over {len(ratios)} tests |"
     )
     for test in lost:

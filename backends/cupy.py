@@ -102,43 +102,38 @@ class CuPyBackend(Backend):
             for name, (in_params, out_params, operation) in KERNELS.items()
         }
 
-    def _kernel(self, name, *arrays):
-        """The one-kernel form of the helper ``name`` (``KERNELS``) if every argument is a CuPy array of one
-        dtype it is compiled for, else None (the base class's composition serves the other calls)."""
+    def _fused(self, name, *arrays):
+        """The helper ``name`` of ``arrays`` by its one kernel (``KERNELS``) where every argument is a CuPy array
+        of one dtype it is compiled for, else by the base class's composition."""
         dtype = getattr(arrays[0], "dtype", None)
         if dtype is None or dtype.name not in KERNEL_DTYPES[name]:
-            return None
+            return getattr(Backend, name)(self, *arrays)
         if not all(isinstance(a, cupy.ndarray) and a.dtype == dtype for a in arrays):
-            return None
-        return self._kernels[name]
+            return getattr(Backend, name)(self, *arrays)
+        return self._kernels[name](*arrays)
 
     def multiply_zero_nan(self, a, b):
         """As ``Backend.multiply_zero_nan``; one kernel for two arrays of one floating dtype (the base class's
         composition is five: the product, ``isnan``, ``equal``, ``logical_and``, ``where``)."""
-        kernel = self._kernel("multiply_zero_nan", a, b)
-        return super().multiply_zero_nan(a, b) if kernel is None else kernel(a, b)
+        return self._fused("multiply_zero_nan", a, b)
 
     def sech_squared(self, x):
         """As ``Backend.sech_squared``; one kernel for a real floating array (the composition is seven)."""
-        kernel = self._kernel("sech_squared", x)
-        return super().sech_squared(x) if kernel is None else kernel(x)
+        return self._fused("sech_squared", x)
 
     fuses_chain_products = True
 
     def tanh_tangent(self, g, x):
         """As ``Backend.tanh_tangent``; one kernel for two real floating arrays of one dtype (the composition is two)."""
-        kernel = self._kernel("tanh_tangent", g, x)
-        return super().tanh_tangent(g, x) if kernel is None else kernel(g, x)
+        return self._fused("tanh_tangent", g, x)
 
     def square_tangent(self, g, x):
         """As ``Backend.square_tangent``; one kernel for two arrays of one floating dtype (the composition is two)."""
-        kernel = self._kernel("square_tangent", g, x)
-        return super().square_tangent(g, x) if kernel is None else kernel(g, x)
+        return self._fused("square_tangent", g, x)
 
     def zero_where_masked(self, g, partial):
         """As ``Backend.zero_where_masked``; one kernel for two arrays of one floating dtype (the composition is four)."""
-        kernel = self._kernel("zero_where_masked", g, partial)
-        return super().zero_where_masked(g, partial) if kernel is None else kernel(g, partial)
+        return self._fused("zero_where_masked", g, partial)
 
     def device(self, x):
         return x.device

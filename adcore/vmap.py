@@ -150,11 +150,8 @@ register_traced_type(BatchBox, array_of=_raw)
 
 def _batch_vspace(box):
     """The space of one example of ``box``: the array space of its shape, dtype, backend and device."""
-    raw = _raw(box)
-    space = ArrayVSpace(raw)
-    space.shape = tuple(box.shape)
-    space.size = int(_np.prod(space.shape))
-    return space
+    space = ArrayVSpace(_raw(box))
+    return space.reshaped(tuple(box.shape), space.dtype)
 
 
 VSpace.register(BatchBox, _batch_vspace)

@@ -223,6 +223,6 @@ def rules_checked():
 
 def check_rule_output(space, value, rule, what):
     """Raise ``ValueError`` if ``value``, the ``what`` (tangent or cotangent) returned by ``rule``, does not fit ``space``."""
-    problem = space.mismatch(getval(dense(value)))
+    problem = space.mismatch(getval(unlent(value)))
     if problem is not None:
         raise ValueError(f"{rule} returned a {what} of {problem} (adcore.set_debug checks rules)")

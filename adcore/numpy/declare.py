@@ -211,11 +211,12 @@ def partials_as_cotangents(partials, space, ans, args, argnums):
             return None
         if array_backend(getval(partial)) is not space.backend:  # a constant of another library: the product converts
             return None
+        cotangent = partial if args is None else cotangent_of(args[argnum], partial)
         if made_by_rule(partial, ans, args or ()):
-            cotangents.append(partial if args is None else cotangent_of(args[argnum], partial))
+            cotangents.append(cotangent)
         else:
             lent = True
-            cotangents.append(Lent(partial if args is None else cotangent_of(args[argnum], partial)))
+            cotangents.append(Lent(cotangent))
     return tuple(cotangents), not lent
 
 

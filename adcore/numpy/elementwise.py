@@ -85,11 +85,17 @@ def tanh_chain(g, ans, x):
     return _tanh_tangent(g, x)
 
 
+def is_two(y):
+    """Whether the exponent ``y`` is the constant 2 (a Python number, not traced): ``x**2``, which the rules of
+    ``power`` treat as ``square``."""
+    return type(y) in (int, float) and y == 2
+
+
 def square_chain(g, ans, x, *exponent):
     """``g 2x`` by one primitive, ``_square_tangent`` (``Backend.square_tangent``: one kernel where the backend fuses
     it): the cotangent of ``square``'s and ``x**2``'s argument for ``g``, where the backend fuses chain products;
     None for ``power`` with an exponent other than the constant 2."""
-    if exponent and not (type(exponent[0]) in (int, float) and exponent[0] == 2):
+    if exponent and not is_two(exponent[0]):
         return None
     return _square_tangent(g, x)
 
@@ -137,7 +143,7 @@ def jvp_power(g, ans, x, y):
     ``2 (g x)``, so that a trace enclosing forward mode (``hvp``'s) keeps ``x``, which it holds anyway, and no
     ``2 x`` of its own (one array fewer held until the backward pass; doubling is exact, so the value is the
     same)."""
-    if type(y) in (int, float) and y == 2:
+    if is_two(y):
         return broadcast(multiply(times_partial(g, x), 2.0), ans)
     return broadcast(times_partial(g, power_partial_x(ans, x, y)), ans)
 

@@ -49,11 +49,11 @@ def grad_sum(ans, x, axis=None, dtype=None, keepdims=False):
             if meta[1] is not None and type(math.prod(meta[0])) is int:  # Dask's unknown sizes are NaN
                 return Ones(g.space.reshaped(meta[0], meta[1]))
             g = g.dense()
-        if type(g) is Lent:  # a view of a lent value is lent
-            return Lent(unbroadcast(expand_reduced(g.value, meta[0], axis, keepdims, batch_ndim()), meta))
-        return unbroadcast(expand_reduced(g, meta[0], axis, keepdims, batch_ndim()), meta)
+        lent = type(g) is Lent
+        cotangent = unbroadcast(expand_reduced(g.value if lent else g, meta[0], axis, keepdims, batch_ndim()), meta)
+        return Lent(cotangent) if lent else cotangent  # a view of a lent value is lent
 
-    if not isbox(x):
+    if not isbox(x):  # a traced x (a higher-order pass, a vmap batch) is given the array of ones, as other rules
         vjp.takes_lazy = True
     return vjp
 

@@ -18,6 +18,8 @@ class NumPyBackend(Backend):
         super().__init__("numpy", numpy)
 
     def lookup(self, api_name):
+        if api_name in REDUCING_UFUNCS:
+            return reduction_of_ndarray(api_name, *REDUCING_UFUNCS[api_name])
         ufunc = getattr(numpy, api_name)
         scalar_operator = SCALAR_OPERATORS.get(api_name)
         return ufunc if scalar_operator is None else float64_scalars_by_operator(ufunc, scalar_operator)
@@ -44,13 +46,6 @@ class NumPyBackend(Backend):
 
     def from_numpy(self, x, dtype=None, device=None):
         return numpy.asarray(x, dtype=dtype)
-
-    def sum(self, x, axis=None, dtype=None, keepdims=False):
-        """``numpy.sum``; for an ``ndarray``, the ``add.reduce`` it calls, without its Python layers (a few
-        microseconds, most of a small sum's time)."""
-        if type(x) is numpy.ndarray:
-            return numpy.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
-        return numpy.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def two_norm(self, x, axes, keepdims):
         """As ``Backend.two_norm``; over every axis of a real float array, ``sqrt(dot(x, x))`` of the flattened
@@ -298,6 +293,35 @@ class _StackedScipyLinalg:
             found = _over_stacks(found, *self._CORES[name])
         setattr(self, name, found)
         return found
+
+
+#: Array API name of a reduction -> (the ufunc whose ``reduce`` NumPy's function of that name calls for an
+#: ``ndarray``, the dtype it passes when none is given)
+REDUCING_UFUNCS = {
+    "sum": (numpy.add, None),
+    "prod": (numpy.multiply, None),
+    "max": (numpy.maximum, None),
+    "min": (numpy.minimum, None),
+    "any": (numpy.logical_or, bool),
+    "all": (numpy.logical_and, bool),
+}
+
+
+def reduction_of_ndarray(api_name, ufunc, result_dtype):
+    """NumPy's reduction ``api_name(x, axis=None, dtype=None, keepdims=False)`` (``dtype`` for ``sum`` and
+    ``prod`` only); for an ``ndarray``, the ``ufunc.reduce`` that NumPy's function calls, with the same
+    arguments, without its Python layers (about 1 us, most of a small reduction's time)."""
+    function = getattr(numpy, api_name)
+
+    def reduce(x, axis=None, dtype=None, keepdims=False):
+        if type(x) is numpy.ndarray:
+            return ufunc.reduce(x, axis, result_dtype if dtype is None else dtype, None, keepdims)
+        if dtype is None:
+            return function(x, axis=axis, keepdims=keepdims)
+        return function(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    reduce.__name__ = reduce.__qualname__ = api_name
+    return reduce
 
 
 #: Array API name -> the Python operator that NumPy's float64 scalars implement with the same

@@ -431,3 +431,36 @@ def test_the_elementwise_names_of_the_op_table_take_scalars_on_every_backend():
     standard = {name for name in names if hasattr(array_api_strict, name)}
     assert len(standard) >= 50 and standard <= ELEMENTWISE, sorted(standard - ELEMENTWISE)
     assert all(callable(getattr(Backend, name, None)) for name in names - standard), sorted(names - standard)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "any", "all"])
+def test_numpy_backends_reductions_are_numpys(name):
+    """The NumPy backend's reductions (``ufunc.reduce`` for an ``ndarray``) give NumPy's function's value, type and
+    dtype, or its error, for every axis and ``keepdims``, on 0-d, empty, NaN, integer, boolean and complex arrays."""
+    reduce = getattr(backends.get_backend("numpy"), name)
+    arrays = [
+        numpy.array(3.0),
+        numpy.array([]),
+        numpy.zeros((0, 3)),
+        numpy.array([1.0, numpy.nan, -2.0]),
+        numpy.arange(6).reshape(2, 3),
+        numpy.array([True, False]),
+        numpy.array([1, 2], dtype=numpy.int8),
+        numpy.array([1 + 2j, 3j]),
+        numpy.array([[1.0, 2.0], [3.0, -1.0]], dtype=numpy.float32),
+    ]
+
+    def outcome(fun, x, axis, keepdims):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = fun(x, axis=axis, keepdims=keepdims)
+        except Exception as error:  # noqa: BLE001 - the error is what is compared
+            return type(error), str(error)
+        return type(result), result.dtype, numpy.asarray(result).tolist()
+
+    for x in arrays:
+        for axis in (None, 0, -1, (0,), 1):
+            for keepdims in (False, True):
+                expected = outcome(getattr(numpy, name), x, axis, keepdims)
+                assert repr(outcome(reduce, x, axis, keepdims)) == repr(expected), (x, axis, keepdims)

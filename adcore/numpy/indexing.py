@@ -38,7 +38,7 @@ def where(condition, x=None, y=None):
     if x is None:
         return backend.nonzero(condition)
     result = backend.where(condition, x, y)
-    if not (_holds_arrays([condition]) or _holds_arrays([x]) or _holds_arrays([y])):
+    if not _holds_arrays((condition, x, y)):
         return backend.to_numpy(result).tolist()
     return result
 

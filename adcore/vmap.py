@@ -317,6 +317,11 @@ def concatenate_args(fun, size, batched, args, kwargs):
     return fun(_shifted(axis, shapes.ndim(arrays[0])), *arrays), True
 
 
+def stack_args(fun, size, batched, args, kwargs):
+    axis, arrays = args[0], args[1:]
+    return fun(axis + 1, *(_batch_of(a, b, size) for a, b in zip(arrays, batched[1:]))), True
+
+
 def _plain_index(index):
     """``index`` as a tuple whose advanced indices (arrays, and integers among them) are next to each
     other, so a leading slice for the batch axis keeps NumPy's placement; None if they are apart or batched."""
@@ -483,6 +488,7 @@ def _table():
         shapes.transpose: transpose,
         shapes.broadcast_to: broadcast_to,
         shapes.concatenate_args: concatenate_args,
+        shapes.stack_args: stack_args,
         indexing.getitem: getitem,
         indexing.untake: untake,
         products.matmul: matmul,

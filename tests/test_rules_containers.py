@@ -21,6 +21,7 @@ import adcore
 import adcore.numpy as np
 from adcore import grad, hessian, jacobian
 from adcore.builtins import list as traced_list
+from adcore.graph import trace_graph
 from adcore.extend import defvjp, primitive
 from adcore.test_util import check_grads
 
@@ -122,6 +123,36 @@ def test_repeat_takes_an_array_of_counts(backend):
     g = grad(lambda a: np.sum(np.repeat(a, counts) ** 2))(a)
     numpy.testing.assert_allclose(backend.to_numpy(g), [2.0, 0.0, 12.0])
     numpy.testing.assert_allclose(np.repeat(numpy.array([1.0, 2.0]), numpy.int64(2)), [1.0, 1.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_repeat_with_counts_is_one_gather_equal_to_numpys(backend, axis):
+    """Counts per element give NumPy's values and errors, and one primitive in the trace (not one per element)."""
+    raw = numpy.arange(1.0, 7.0).reshape(2, 3)
+    counts = [2, 0, 1, 3, 1, 1] if axis is None else [1, 3] if axis == 0 else [2, 0, 1]
+    a = backend.asarray(raw)
+    numpy.testing.assert_array_equal(backend.to_numpy(np.repeat(a, counts, axis)), numpy.repeat(raw, counts, axis))
+    check_grads(lambda a: np.repeat(a, counts, axis), modes=["fwd", "rev"], order=2)(a)
+    names = [node.name for node in trace_graph(lambda a: np.repeat(a, counts, axis), a).nodes]
+    assert names.count("take") == 1 and len(names) <= 3, names
+    with pytest.raises(ValueError, match="negative"):
+        np.repeat(a, [-1] + counts[1:], axis)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_an_array_of_traced_values_is_one_node(backend, shape):
+    """``array``/``stack`` of k traced values records one stacking primitive (autograd's ``array_from_args``),
+    not k reshapes and a concatenation; its derivatives in each mode, along every axis."""
+    x = backend.asarray(numpy.linspace(0.2, 1.4, 6)[: int(numpy.prod(shape))].reshape(shape))
+
+    def rows(x):
+        return np.array([x, 2.0 * x, x * x])
+
+    names = [node.name for node in trace_graph(rows, x).nodes]
+    assert names.count("stack_args") == 1 and "concatenate_args" not in names and "reshape" not in names, names
+    check_grads(rows, modes=["fwd", "rev"], order=2)(x)
+    for axis in range(-len(shape) - 1, len(shape) + 1):
+        check_grads(lambda x: np.stack([x, np.sin(x)], axis=axis), modes=["fwd", "rev"], order=2)(x)
 
 
 @pytest.mark.parametrize("name", ["cholesky", "eig", "eigvals", "eigh", "eigvalsh"])

@@ -11,7 +11,7 @@ from . import signatures as np_signatures
 from . import dtypes, elementwise, indexing, products, reductions, shapes
 from .arrays import compress
 from .protocol import array_function, array_ufunc
-from .selection import argpartition, argsort, searchsorted
+from .selection import argpartition, argsort, repeat, searchsorted
 
 
 def _signature_method(name):
@@ -211,7 +211,7 @@ class ArrayBox(Box):
         return indexing.diagonal(self, offset, axis1, axis2)
 
     def repeat(self, repeats, axis=None):
-        return shapes.repeat(self, repeats, axis)
+        return repeat(self, repeats, axis)
 
     def nonzero(self):
         return indexing.nonzero(self)

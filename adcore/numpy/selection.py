@@ -82,6 +82,22 @@ def take(a, indices, axis=None):
     return backend.reshape(taken, a_shape[:axis] + tuple(indices.shape) + a_shape[axis + 1 :])
 
 
+@shapes.array_like("a")
+def repeat(a, repeats, axis=None):
+    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
+    if axis is None or shapes.ndim(a) == 0:  # NumPy repeats a 0-d array along axis 0 or -1 as a 1-d one
+        axis = 0 if axis is None else shapes._normalize_axis(axis, 1)
+        a = shapes.ravel(a)
+    axis = shapes._normalize_axis(axis, shapes.ndim(a))
+    if hasattr(repeats, "shape"):  # an array of counts (NumPy's integer scalars too): read on the host, as NumPy sizes its result
+        repeats = backend_of(repeats, op="repeat").to_numpy(repeats).tolist()
+    if not isinstance(repeats, int):  # counts per element: one gather of the indices NumPy's repeat gives (its errors too)
+        return take(a, _np.repeat(_np.arange(shapes.shape(a)[axis]), repeats).tolist(), axis)
+    a_shape = shapes.shape(a)
+    expanded = shapes.broadcast_to(shapes.expand_dims(a, axis + 1), a_shape[: axis + 1] + (repeats,) + a_shape[axis + 1 :])
+    return shapes._own_array(shapes.reshape(expanded, a_shape[:axis] + (a_shape[axis] * repeats,) + a_shape[axis + 1 :]))
+
+
 @primitive
 def untake_axis(g, indices, axis, a_shape):
     """The adjoint of ``take(a, indices, axis)``: zeros of ``a_shape`` with ``g`` added at ``indices``
@@ -873,6 +889,7 @@ __all__ = [
     "partition",
     "percentile",
     "quantile",
+    "repeat",
     "searchsorted",
     "sort",
     "take",

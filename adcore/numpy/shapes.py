@@ -22,7 +22,7 @@ from .elementwise import subtract
 __all__ = """append array array_split asarray atleast_1d atleast_2d atleast_3d broadcast_to column_stack
 concatenate concatenate_args
 copy diff dsplit dstack expand_dims flip fliplr flipud gradient hsplit hstack matrix_transpose moveaxis ndim ravel
-repeat reshape roll rollaxis rot90 shape size split squeeze stack swapaxes tile transpose vsplit vstack""".split()
+reshape roll rollaxis rot90 shape size split squeeze stack swapaxes tile transpose vsplit vstack""".split()
 
 
 def array_like(*names):
@@ -221,8 +221,32 @@ def concatenate(arrays, axis=0):
 
 def stack(arrays, axis=0):
     arrays = _as_arrays_like(_sequence(arrays, "stack"))
-    axis = _normalize_axis(axis, ndim(arrays[0]) + 1)
-    return concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
+    return stack_args(_normalize_axis(axis, ndim(arrays[0]) + 1), *arrays)
+
+
+@primitive
+def stack_args(axis, *arrays):
+    """``stack(arrays, axis)`` (``axis`` not negative) with the arrays as separate arguments, so each can be
+    traced: one node for the whole stack (``array`` of a list of traced scalars), as autograd's ``array_from_args``."""
+    return backend_of(*arrays, op="stack").stack(arrays, axis=axis)
+
+
+def grad_stack(argnum, ans, args, kwargs):
+    """The argument's slice of ``g`` along the stacked axis, in its dtype (:func:`unbroadcast`, as
+    :func:`grad_concatenate`)."""
+    index = (slice(None),) * args[0] + (argnum - 1, ...)
+    return unbroadcast_f(args[argnum], lambda g: g[(slice(None),) * batch_ndim() + index])
+
+
+def jvp_stack(argnums, gs, ans, args, kwargs):
+    tangents = dict(zip(argnums, gs))
+    pieces = [tangents[i] if i in tangents else zeros_like(a) for i, a in enumerate(args) if i > 0]
+    return broadcast(stack_args(args[0], *pieces), ans)
+
+
+defvjp_argnum(stack_args, grad_stack)
+defjvp_argnums(stack_args, jvp_stack)
+def_batch_safe_vjp(stack_args)
 
 
 def ravel(x):
@@ -395,23 +419,6 @@ def tile(A, reps):
     target = [d for rep, size_ in zip(reps, a_shape) for d in (rep, size_)]
     tiled = broadcast_to(reshape(A, tuple(interleaved)), tuple(target))
     return _own_array(reshape(tiled, tuple(rep * size_ for rep, size_ in zip(reps, a_shape))))
-
-
-@array_like("a")
-def repeat(a, repeats, axis=None):
-    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
-    if axis is None or ndim(a) == 0:  # NumPy repeats a 0-d array along axis 0 or -1 as a 1-d one
-        axis = 0 if axis is None else _normalize_axis(axis, 1)
-        a = ravel(a)
-    axis = _normalize_axis(axis, ndim(a))
-    if hasattr(repeats, "shape"):  # an array of counts (NumPy's integer scalars too): read on the host, as NumPy sizes its result
-        repeats = backend_of(repeats, op="repeat").to_numpy(repeats).tolist()
-    if not isinstance(repeats, int):
-        pieces = [repeat(a[_along(axis, slice(i, i + 1), ndim(a))], r, axis) for i, r in enumerate(repeats) if r]
-        return concatenate(pieces, axis=axis)
-    a_shape = shape(a)
-    expanded = broadcast_to(expand_dims(a, axis + 1), a_shape[: axis + 1] + (repeats,) + a_shape[axis + 1 :])
-    return _own_array(reshape(expanded, a_shape[:axis] + (a_shape[axis] * repeats,) + a_shape[axis + 1 :]))
 
 
 def roll(a, shift, axis=None):
@@ -587,6 +594,7 @@ def _as_arrays_like(items):
 
 
 def _holds_arrays(obj):
-    return builtins.any(
-        _holds_arrays(item) if isinstance(item, (list, tuple)) else hasattr(item, "shape") or isbox(item) for item in obj
-    )
+    for item in obj:
+        if hasattr(item, "shape") or isbox(item) or isinstance(item, (list, tuple)) and _holds_arrays(item):
+            return True
+    return False

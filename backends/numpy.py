@@ -2,6 +2,7 @@
 
 import importlib
 import operator
+import sys
 import zlib
 
 import numpy
@@ -224,8 +225,9 @@ class NumPyBackend(Backend):
         ImportError
             If SciPy is not installed, naming adcore's extra that installs it.
         """
+        module = sys.modules.get(f"scipy.{name}")  # imported: no import machinery (most of a small special function's time)
         try:
-            module = importlib.import_module(f"scipy.{name}")
+            module = module or importlib.import_module(f"scipy.{name}")
         except ModuleNotFoundError as error:
             if error.name != "scipy":
                 raise

@@ -101,7 +101,7 @@ from backends import array_backend, backend_of, get_backend
 from .. import numpy as anp
 from ..core import getval, notrace_primitive, primitive
 from ..numpy import dtypes, reductions
-from ..numpy.declare import def_elementwise
+from ..numpy.declare import _is_dtype_kind, def_elementwise
 from ..numpy.numerics import _sin_cos_pi
 
 __all__ = [
@@ -179,12 +179,13 @@ def floating_dtype(backend, values):
     (integer arrays, Python scalars), complex128 if one of those is a Python complex. NumPy
     scalars count as NumPy arrays, as NumPy and adcore's vector spaces take them; on other
     backends they are Python scalars."""
-    floating = [
-        v.dtype for v in values if array_owner(v) is backend and backend.isdtype(v.dtype, ("real floating", "complex floating"))
-    ]
+    floating = [v.dtype for v in values if array_owner(v) is backend and _is_dtype_kind(backend, v.dtype, _FLOATING)]
     if floating:
-        return backend.result_type(*floating)
+        return floating[0] if len(floating) == 1 else backend.result_type(*floating)
     return backend.dtype("complex128" if any(isinstance(v, complex) for v in values) else "float64")
+
+
+_FLOATING = ("real floating", "complex floating")
 
 
 def array_owner(value):

@@ -314,6 +314,8 @@ Box.type_mappings.resolvers.append(_container_box)
 
 def _container_snapshot(value):
     """A container of the items' snapshots (``snapshot_value``); the container itself if no item needs one."""
+    if builtins.type(value) is builtins.tuple and builtins.all(builtins.type(item) is builtins.int for item in value):
+        return value  # a shape or axes: nothing to copy
     keys = builtins.list(value) if builtins.isinstance(value, builtins.dict) else builtins.range(len(value))
     items = [value[key] for key in keys]
     copies = [snapshot_value(item) for item in items]

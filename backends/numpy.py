@@ -171,7 +171,7 @@ class NumPyBackend(Backend):
         return holds_nan(x)
 
     def unwritable(self, x):
-        return type(x) is numpy.ndarray and (not x.flags.writeable or shares_entries(x.shape, x.strides))
+        return type(x) is numpy.ndarray and (not x.flags.writeable or 0 in x.strides and shares_entries(x.shape, x.strides))
 
     def owns_memory(self, x):
         return x.base is None

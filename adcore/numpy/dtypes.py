@@ -5,7 +5,7 @@ import numpy as _np
 
 from backends import backend_of
 
-from ..core import def_linear, defvjp, getval, notrace_primitive, primitive
+from ..core import Box, def_linear, defvjp, getval, notrace_primitive, primitive, tracer
 from ..core.batching import def_batch_safe_vjp
 from ..core.ops import def_signature_only
 from ..core.wrapping import wraps
@@ -28,11 +28,21 @@ def _untraced_when(piecewise_constant):
     results of comparisons, ``floor`` and ``argmax`` do (``notrace_primitive``).
     """
 
-    def decorate(traced):
-        untraced_primitive = notrace_primitive(traced.fun)  # seen by adcore.jit, which records its calls
+    box_types = Box.types
 
-        @wraps(traced.fun)
+    def decorate(traced):
+        raw = traced.fun
+        untraced_primitive = notrace_primitive(raw)  # seen by adcore.jit, which records its calls
+
+        @wraps(raw)
         def fun(*args, **kwargs):
+            if tracer.raw_call_hook is None:  # nothing records: a call without boxes is the raw call either way
+                for value in args:
+                    if type(value) in box_types:
+                        break
+                else:
+                    if not kwargs or not any(type(value) in box_types for value in kwargs.values()):
+                        return raw(*args, **kwargs)
             try:
                 untraced = piecewise_constant(*args, **kwargs)
             except TypeError:  # a call the function itself refuses (and names)

@@ -120,7 +120,7 @@ class ArrayVSpace(VSpace):
     def mismatch(self, value):
         """How ``value`` differs from this space in shape or dtype, or None. Python scalars are weakly typed:
         one fits any 0-d space, and the space of one (no device) takes any dtype."""
-        shape = shapes.shape(value)
+        shape = tuple(value.shape) if hasattr(value, "shape") else shapes.shape(value)
         if shape != self.shape:
             return f"shape {shape} instead of {self.shape}"
         dtype = getattr(value, "dtype", None)

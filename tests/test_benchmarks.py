@@ -360,3 +360,27 @@ def test_gpu_check_runs_on_a_bare_machine():
     installs = [line for line in code if "pip install" in line]
     assert installs and all("--no-index" in line for line in installs), installs
     assert '"${JAX_TIMEOUT:-' in script
+
+
+def test_client_abba_keeps_each_tests_faster_run_and_every_failure(tmp_path):
+    """``benchmarks.clients --abba``: of a side's two runs of a file, each test's phases come from the run where it
+    took least time, unless it failed in one (then that run's, so the failure is counted)."""
+    from benchmarks.clients.side_by_side import _fastest_per_test, read_report
+
+    def report(name, tests):
+        path = tmp_path / name
+        lines = [
+            {"$report_type": "TestReport", "nodeid": test, "when": when, "outcome": outcome, "duration": seconds / 2}
+            for test, (outcome, seconds) in tests.items()
+            for when in ("setup", "call")
+        ]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+
+    first = report("first", {"t::a": ("passed", 2.0), "t::b": ("passed", 1.0), "t::c": ("passed", 1.0)})
+    second = report("second", {"t::a": ("passed", 1.0), "t::b": ("passed", 3.0), "t::c": ("failed", 5.0)})
+    merged = tmp_path / "merged"
+    merged.write_text(_fastest_per_test([first, second]))
+    run = read_report(merged, 0.0)
+    assert run.durations == {"t::a": 1.0, "t::b": 1.0, "t::c": 5.0}
+    assert run.outcomes == {"t::a": "passed", "t::b": "passed", "t::c": "failed"}

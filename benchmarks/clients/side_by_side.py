@@ -66,7 +66,18 @@ def parse_args(client, argv):
         action="store_true",
         help="both sides, one test file at a time under each in turn (per-test times comparable on a shared machine)",
     )
-    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (a subset of the tests: -k ...)")
+    parser.add_argument(
+        "--abba",
+        action="store_true",
+        help="as --interleave, each test file run four times, autograd, alias, alias, autograd; each test's time is the "
+        "faster of its side's two (the load of a shared machine falls alike on both sides)",
+    )
+    parser.add_argument(
+        "pytest_args",
+        nargs="*",
+        help="more arguments for pytest (a subset of the tests: -k ..., or test files, which --interleave and --abba then "
+        "run instead of the whole suite)",
+    )
     return parser.parse_args(argv)
 
 
@@ -112,11 +123,14 @@ def run_suite(python, source, client, through_alias, extra_args, report, workers
     return read_report(report, seconds)
 
 
-def test_files(source, client):
-    """The client's test files (``test_*.py``, ``*_test.py``) under its test paths (``tests`` and the paths
-    among its pytest arguments), relative to ``source``, and its pytest arguments that are not paths."""
-    paths = [client.tests, *(argument for argument in client.pytest_args if (source / argument).exists())]
-    options = [argument for argument in client.pytest_args if not (source / argument).exists()]
+def test_files(source, client, extra_args=()):
+    """The test files (``test_*.py``, ``*_test.py``) under the paths among ``extra_args``, or else under the
+    client's test paths (``tests`` and the paths among its pytest arguments), relative to ``source``; and the
+    pytest arguments that are not paths (the client's and ``extra_args``'s)."""
+    arguments = [*client.pytest_args, *extra_args]
+    chosen = [argument for argument in extra_args if (source / argument).exists()]
+    paths = chosen or [client.tests, *(argument for argument in client.pytest_args if (source / argument).exists())]
+    options = [argument for argument in arguments if not (source / argument).exists()]
     files = []
     for path in (source / path for path in paths):
         found = [*path.rglob("test_*.py"), *path.rglob("*_test.py")] if path.is_dir() else [path]
@@ -124,20 +138,48 @@ def test_files(source, client):
     return files, options
 
 
-def run_interleaved(python, source, client, extra_args, reports):
+def run_interleaved(python, source, client, extra_args, reports, abba=False):
     """Both sides, one test file at a time, each file under both before the next (the side that goes first
-    alternates), so that both see the same load of a shared machine: :class:`Run` per side."""
-    files, options = test_files(source, client)
+    alternates; with ``abba``, each file runs autograd, alias, alias, autograd and each test keeps the faster
+    of its side's two times), so that both see the same load of a shared machine: :class:`Run` per side."""
+    files, options = test_files(source, client, extra_args)
     seconds = dict.fromkeys(reports, 0.0)
     for report in reports.values():
         Path(report).write_text("")
     for index, file in enumerate(files):
-        for label, through_alias in SIDES if index % 2 == 0 else SIDES[::-1]:
-            part = Path(f"{reports[label]}.part")
-            seconds[label] += run_pytest(python, source, through_alias, [file, *options, *extra_args], part)
+        order = SIDES + SIDES[::-1] if abba else SIDES if index % 2 == 0 else SIDES[::-1]
+        parts = {label: [] for label in reports}
+        for label, through_alias in order:
+            part = Path(f"{reports[label]}.part{len(parts[label])}")
+            taken = run_pytest(python, source, through_alias, [file, *options], part)
+            parts[label].append((part, taken))
+        for label, runs in parts.items():
+            fastest = min(runs, key=lambda run: run[1])
+            seconds[label] += fastest[1]
             with open(reports[label], "a") as report:
-                report.write(part.read_text() if part.exists() else "")
+                report.write(_fastest_per_test([part for part, _ in runs]) if abba else fastest[0].read_text())
     return {label: read_report(report, seconds[label]) for label, report in reports.items()}
+
+
+def _fastest_per_test(parts):
+    """The reportlog lines of the runs ``parts`` of one file, each test's phases from the run where it took least
+    time (a test that failed in one run is kept failed)."""
+    runs = []
+    for part in parts:
+        entries = [json.loads(line) for line in part.read_text().splitlines()] if part.exists() else []
+        runs.append([entry for entry in entries if entry.get("$report_type") == "TestReport"])
+    chosen = {}
+    for entries in runs:
+        tests = {}
+        for entry in entries:
+            tests.setdefault(entry["nodeid"], []).append(entry)
+        for test, phases in tests.items():
+            time_taken = sum(phase["duration"] for phase in phases)
+            failed = any(phase["outcome"] == "failed" for phase in phases)
+            kept = chosen.get(test)
+            if kept is None or (failed, -time_taken) > (kept[0], -kept[1]):
+                chosen[test] = (failed, time_taken, phases)
+    return "".join(json.dumps(phase) + "\n" for _, _, phases in chosen.values() for phase in phases)
 
 
 def read_report(report, seconds):
@@ -169,10 +211,11 @@ def main(client, argv=None):
     args = parse_args(client, argv)
     python, source = prepare(client, args.venv, args.work)
     reports = {label: Path(args.work) / f"{client.name}-{label}.jsonl" for label, _ in SIDES}
-    runs = run_interleaved(python, source, client, args.pytest_args, reports) if args.interleave else {}
+    interleaved = args.interleave or args.abba
+    runs = run_interleaved(python, source, client, args.pytest_args, reports, args.abba) if interleaved else {}
     for label, through_alias in SIDES:
         report, seconds = reports[label], Path(f"{reports[label]}.seconds")
-        if args.interleave:
+        if interleaved:
             seconds.write_text(f"{runs[label].seconds}\n")
         elif args.side in ("both", label):
             runs[label] = run_suite(python, source, client, through_alias, args.pytest_args, report, args.workers)

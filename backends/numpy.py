@@ -83,14 +83,27 @@ class NumPyBackend(Backend):
         and the matrix norms of order +-1 and +-inf of a real matrix (the same reductions as NumPy's, in its order)."""
         if type(x) is not numpy.ndarray or x.dtype.char not in "fdFD":
             return None
+        real = x.dtype.char in "fd"
         whole = ord is None or (ord == 2 and x.ndim == 1) or (ord in ("fro", "f") and x.ndim == 2)
-        if whole and axis is None and not keepdims and x.dtype.char in "fd":
+        if whole and axis is None and real:
             flat = x.ravel(order="K")
-            return numpy.sqrt(flat.dot(flat))
-        if type(axis) is int and ord in (None, 2) and x.dtype.char in "fd":  # NumPy's sqrt(sum(conj(x) x)) along it
-            try:
+            norm = numpy.sqrt(flat.dot(flat))
+            return norm.reshape((1,) * x.ndim) if keepdims else norm
+        pair = type(axis) is tuple and len(axis) == 2
+        if real and (type(axis) is int and ord in (None, 2) or pair and ord in (None, "fro", "f")):
+            try:  # NumPy's sqrt(sum(conj(x) x)) along the axis or the two
                 return numpy.sqrt(numpy.add.reduce(x * x, axis=axis, keepdims=keepdims))
-            except ValueError:  # an axis out of bounds: adcore's composition raises, with adcore's message
+            except ValueError:  # an axis out of bounds or twice: adcore's composition raises, with adcore's message
+                return None
+        p_norm = isinstance(ord, (int, float)) and ord not in (0, 1, 2, numpy.inf, -numpy.inf) and not numpy.isnan(ord)
+        if real and p_norm and (type(axis) is int or axis is None and x.ndim == 1):
+            try:  # NumPy's sum(|x|**p) ** (1/p), in place as it computes it
+                powers = numpy.abs(x)
+                powers **= ord
+                norm = numpy.add.reduce(powers, axis=0 if axis is None else axis, keepdims=keepdims)
+                norm **= numpy.reciprocal(ord, dtype=norm.dtype)
+                return norm
+            except ValueError:
                 return None
         if axis is None and not keepdims and x.dtype.char in "fd" and x.size and not isinstance(ord, str):
             if x.ndim == 1 and ord in (1, 0, numpy.inf, -numpy.inf):

@@ -340,17 +340,20 @@ def test_vector_norms_match_numpy(ord, axis, keepdims, backend):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_untraced_norms_of_ndarrays_are_numpys_to_the_bit(dtype):
     """``linalg.norm`` of a NumPy array, untraced, gives what ``numpy.linalg.norm`` gives, bit for bit and of
-    its type, in every form that adcore computes without NumPy's function (whole arrays, one axis, the vector
-    and matrix orders 0, +-1, +-inf), at sizes where summation orders would differ."""
+    its type, in every form that adcore computes without NumPy's function (whole arrays, kept dimensions, one
+    axis, two axes, the vector orders 0, +-1, +-inf and p, the matrix orders +-1, +-inf), at sizes where
+    summation orders would differ."""
     rng = numpy.random.default_rng(7)
-    for shape in ((1,), (7,), (300,), (1, 9), (40, 3), (5, 300)):
+    for shape in ((1,), (7,), (300,), (1, 9), (40, 3), (5, 300), (3, 4, 5)):
         x = rng.standard_normal(shape).astype(dtype)
         x.flat[0] = 0.0
         forms = [{}, {"ord": None, "keepdims": True}]
         forms += [{"axis": axis, "keepdims": keepdims} for axis in range(-x.ndim, x.ndim) for keepdims in (False, True)]
-        forms += [{"ord": 2, "axis": -1}]
-        vector_orders, matrix_orders = (0, 1, True, math.inf, -math.inf, 2), (1, -1, math.inf, -math.inf, "fro")
-        forms += [{"ord": order} for order in (vector_orders if x.ndim == 1 else matrix_orders)]
+        forms += [{"ord": 2, "axis": -1}, {"ord": 3, "axis": -1}, {"ord": -1.5, "axis": 0, "keepdims": True}]
+        pairs = [(0, -1), (-1, 0)] if x.ndim > 1 else []
+        forms += [{"ord": order, "axis": pair, "keepdims": kept} for order in (None, "fro") for pair in pairs for kept in (0, 1)]
+        vector_orders, matrix_orders = (0, 1, True, math.inf, -math.inf, 2, 3, 0.5), (1, -1, math.inf, -math.inf, "fro")
+        forms += [{"ord": order} for order in (vector_orders if x.ndim == 1 else matrix_orders if x.ndim == 2 else ())]
         for form in forms:
             ours, theirs = np.linalg.norm(x, **form), numpy.linalg.norm(x, **form)
             assert type(ours) is type(theirs) and ours.dtype == theirs.dtype and numpy.shape(ours) == numpy.shape(theirs), form

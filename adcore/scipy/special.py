@@ -410,13 +410,6 @@ betaln = _special(
 )
 
 
-def _beta_density(a, b, x):
-    """``x**(a-1) (1-x)**(b-1) / B(a, b)``, through logarithms (exact 0**0 = 1 at the ends)."""
-    return anp.exp(
-        anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), x), xlog1py(anp.subtract(b, 1.0), anp.negative(x))), betaln(a, b))
-    )
-
-
 def _gamma_density(a, x):
     """``x**(a-1) exp(-x) / Γ(a)``, through logarithms."""
     return anp.exp(anp.subtract(anp.subtract(xlogy(anp.subtract(a, 1.0), x), x), gammaln(a)))

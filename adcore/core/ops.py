@@ -5,7 +5,7 @@ declaration helper, which writes one :class:`Op` here. The passes read the table
 code: the backward pass (what a node keeps), the batched pullbacks of ``jacrev``
 (:attr:`Op.batch_safe`, :mod:`adcore.core.batching`), ``adcore.vmap`` (``family``, ``batching``),
 the jit (``api``, ``propagates_nan``, ``fusion``, ``signature_only``, ``value_shaped``, ``mask_argument``) and the
-coverage report (``kind``). The model is
+coverage report (``kind``, and the derivatives declared not implemented). The model is
 JAX's ``ad.py`` (``defjvp2`` *declares* that a rule reads the output; ``deflinear2``,
 ``defbilinear``, ``defjvp_zero`` name the mathematics) and tinygrad's ``GroupOp``.
 
@@ -91,6 +91,11 @@ ops = {}
 #: ``Array API name -> Op``: the same entries by the name the jit records (two primitives of one name,
 #: ``round`` and ``rint``, have the same facts).
 apis = {}
+#: ``function -> reason``: the functions whose derivative adcore declares it does not implement (they raise
+#: ``NotImplementedError`` when differentiated: PyTorch's ``not_implemented``, apart from ``nondifferentiable``).
+not_implemented = {}
+#: ``name -> [argument, ...]``: the primitives whose derivative in those arguments raises (no closed form).
+not_implemented_in = {}
 
 
 def declare(fun, name, **facts):

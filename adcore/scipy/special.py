@@ -79,7 +79,7 @@ the NIST Digital Library of Mathematical Functions (DLMF, https://dlmf.nist.gov)
 Abramowitz and Stegun (A&S), autograd's ``autograd/scipy/special.py`` and JAX's
 ``jax/_src/scipy/special.py``. Derivatives that have no closed form raise
 ``NotImplementedError`` when asked for (they are listed in
-``DERIVATIVES_NOT_IMPLEMENTED``); adcore does not return a silent zero for them:
+``DERIVATIVES_NOT_IMPLEMENTED``, the op table's ``not_implemented_in``); adcore does not return a silent zero for them:
 
 - the second derivative of ``gammainc``/``gammaincc(a, x)`` in ``a`` and of ``betainc``/``betaincc(a, b, x)``
   in ``a`` and ``b`` (and of their inverses): the first is computed by adcore's own series and continued
@@ -100,6 +100,7 @@ from backends import array_backend, backend_of, get_backend
 
 from .. import numpy as anp
 from ..core import getval, notrace_primitive, primitive
+from ..core.ops import not_implemented_in as DERIVATIVES_NOT_IMPLEMENTED
 from ..numpy import dtypes, reductions
 from ..numpy.declare import def_elementwise
 from ..numpy.numerics import _sin_cos_pi
@@ -161,9 +162,6 @@ __all__ = [
     "y1",
     "yn",
 ]
-
-#: function name -> the arguments whose derivative raises ``NotImplementedError`` (see the module docstring)
-DERIVATIVES_NOT_IMPLEMENTED = {}
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)

@@ -1282,10 +1282,6 @@ def entr(x):
 # ---- log-sum-exp and softmax (compositions, on every backend) ----
 
 
-def _reduced_axes(x, axis):
-    return tuple(range(anp.ndim(x))) if axis is None else axis
-
-
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``log(sum(b * exp(a)))`` over ``axis`` (all axes by default), without overflow.
 
@@ -1319,7 +1315,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     log 0, and a NaN there would poison every other gradient it is added to.
     """
     a, narrow = reductions._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
-    axes = _reduced_axes(a, axis)
+    axes = tuple(range(anp.ndim(a))) if axis is None else axis
     raw = getval(a)
     shift = reductions.max(raw, axis=axes, keepdims=True) if anp.size(raw) else reductions.sum(raw, axis=axes, keepdims=True)
     no_mass = anp.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0

@@ -14,8 +14,8 @@ Every public function of the modules in ``MODULES`` (``adcore.numpy`` and its
 - ``no rule``: a primitive with neither rule.
 
 The ``vmap rule`` and ``vmap loop`` columns count the primitives with a derivative rule by how
-``adcore.vmap`` computes them for a batch: by a batching rule (``adcore.vmap.batching_rules``, or
-declared elementwise), or by its fallback loop over the examples; the loops are listed under the
+``adcore.vmap`` computes them for a batch: by a batching rule (the op table's, ``Op.batching`` or the
+family's default, or a user's in ``adcore.vmap.batching_rules``), or by its fallback loop over the examples; the loops are listed under the
 table. A composed function is batched through the primitives it calls.
 
 The primitives declared in the op table (``adcore.core.ops``, one declaration each in a family module,

@@ -38,6 +38,13 @@ def _with_ndim(value, ndim):
     return value if missing <= 0 else shapes.reshape(value, (shape[0],) + (1,) * missing + tuple(shape[1:]))
 
 
+def _aligned(a, b, a_batched, b_batched):
+    """``(a, b)``, each batched one given the example ndim of the other (axes of size 1 after its batch axis),
+    so that the batch axis leads the stacks of matrices they broadcast to (``matmul``, ``solve``)."""
+    na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
+    return (_with_ndim(a, nb) if a_batched else a), (_with_ndim(b, na) if b_batched else b)
+
+
 def broadcasting(fun, size, batched, args, kwargs):
     """Elementwise: the batched arguments given the example ndim of the widest (axes of size 1 after
     the batch axis); the others broadcast against them as they are."""
@@ -230,13 +237,9 @@ def matmul(fun, size, batched, args, kwargs):
         a = shapes.reshape(a, (size, 1, -1))
     if b_vector:
         b = shapes.reshape(b, (size, -1, 1))
-    na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
-    if a_batched:
-        a = _with_ndim(a, nb)
-    if b_batched:
-        b = _with_ndim(b, na)
+    a, b = _aligned(a, b, a_batched, b_batched)
     out = fun(a, b)
-    b_is_vector = b_vector or (not b_batched and nb == 1)
+    b_is_vector = b_vector or (not b_batched and _ndim(b, False) == 1)
     if a_vector:
         out = shapes.squeeze(out, -1 if b_is_vector else -2)
     if b_vector:
@@ -289,12 +292,7 @@ def solve(fun, size, batched, args, kwargs):
     vector = _ndim(b, b_batched) == 1
     if vector:
         b = shapes.expand_dims(b, -1)
-    na, nb = _ndim(a, a_batched), _ndim(b, b_batched)
-    if a_batched:
-        a = _with_ndim(a, nb)
-    if b_batched:
-        b = _with_ndim(b, na)
-    out = fun(a, b)
+    out = fun(*_aligned(a, b, a_batched, b_batched))
     return (shapes.squeeze(out, -1) if vector else out), True
 
 

@@ -33,6 +33,7 @@ from backends import backend_of, get_backend
 
 from . import numpy as anp
 from .core import getval, isbox
+from .core.ops import ops
 from .core.wrapping import wraps
 from .numpy import fft as anp_fft
 from .numpy import linalg as anp_linalg
@@ -41,25 +42,20 @@ __all__ = ["namespace"]
 
 API_VERSION = "2024.12"
 
-# ---- differentiable functions whose NumPy name and signature are the standard's ----
+# ---- functions of adcore.numpy whose NumPy name and signature are the standard's ----
+# (the elementwise ones come from the op table: ``_declared_elementwise``)
 
 SAME = (
-    "abs add atleast_1d broadcast_to conj copysign cos cosh divide exp expm1 hypot imag log log1p log2 log10 logaddexp "
-    "matmul maximum minimum moveaxis multiply negative positive real reciprocal remainder sin sinh sqrt square stack "
-    "subtract tan tanh tensordot tril triu where squeeze expand_dims flip roll take take_along_axis tile repeat diff "
-    "max min mean prod sum"
+    "atleast_1d broadcast_to matmul moveaxis positive stack tensordot tril triu where squeeze expand_dims flip roll take "
+    "take_along_axis tile repeat diff max min mean prod sum"
 ).split()
 
 #: non-differentiable functions of adcore.numpy (they see raw values), under the standard's names
-NONDIFFERENTIABLE = (
-    "all any argmax argmin ceil count_nonzero equal floor floor_divide greater greater_equal isfinite isinf isnan less "
-    "less_equal logical_and logical_not logical_or logical_xor nonzero not_equal round searchsorted sign signbit trunc"
-).split()
+NONDIFFERENTIABLE = "all any argmax argmin count_nonzero nonzero searchsorted".split()
 
-#: the backend's own functions, applied to raw values: integer/boolean functions, sets, data types, creation
+#: the backend's own functions, applied to raw values: sets, data types, creation
 RAW_FUNCTIONS = (
-    "bitwise_and bitwise_invert bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor nextafter isin "
-    "unique_all unique_counts unique_inverse unique_values can_cast finfo iinfo isdtype result_type "
+    "isin unique_all unique_counts unique_inverse unique_values can_cast finfo iinfo isdtype result_type "
     "arange empty empty_like eye from_dlpack full full_like linspace ones ones_like zeros zeros_like __array_namespace_info__"
 ).split()
 #: the backend's dtypes and constants
@@ -221,15 +217,19 @@ LINALG = {
 #: the FFT extension: NumPy's names and signatures are the standard's (``fftfreq`` and ``rfftfreq`` make new arrays)
 FFT = ("fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftshift ifftshift").split()
 
+
+def _declared_elementwise():
+    """``{Array API name: adcore.numpy's function}`` of the op table's elementwise primitives, zero-derivative ones
+    too (``acos``: ``arccos``); of two computed by one function (``round``, ``rint``), the one of its name."""
+    found = {}
+    for op in ops.values():
+        if op.family == "elementwise" and op.api and hasattr(anp, op.name) and (op.api not in found or op.name == op.api):
+            found[op.api] = getattr(anp, op.name)
+    return found
+
+
 STANDARD = {
-    "acos": anp.arccos,
-    "acosh": anp.arccosh,
-    "asin": anp.arcsin,
-    "asinh": anp.arcsinh,
-    "atan": anp.arctan,
-    "atan2": anp.arctan2,
-    "atanh": anp.arctanh,
-    "pow": anp.power,
+    **_declared_elementwise(),
     **{name: getattr(anp, name) for name in SAME + NONDIFFERENTIABLE},
     **{
         fun.__name__: fun

@@ -10,12 +10,12 @@ Every public function of the modules in ``MODULES`` (``adcore.numpy`` and its
 - ``non-differentiable``: registered as such (``notrace_primitive``);
 - ``creation``: makes a new constant array (``zeros``, ``arange``, ...);
 - ``not implemented``: a derivative adcore declares it does not implement, with the reason
-  (``adcore.numpy.passthrough.derivatives_not_implemented``): it raises when differentiated;
+  (the op table's ``not_implemented``, :mod:`adcore.core.ops`): it raises when differentiated;
 - ``no rule``: a primitive with neither rule.
 
 The ``vmap rule`` and ``vmap loop`` columns count the primitives with a derivative rule by how
-``adcore.vmap`` computes them for a batch: by a batching rule (``adcore.vmap.batching_rules``, or
-declared elementwise), or by its fallback loop over the examples; the loops are listed under the
+``adcore.vmap`` computes them for a batch: by a batching rule (the op table's, ``Op.batching`` or the
+family's default, or a user's in ``adcore.vmap.batching_rules``), or by its fallback loop over the examples; the loops are listed under the
 table. A composed function is batched through the primitives it calls.
 
 The primitives declared in the op table (``adcore.core.ops``, one declaration each in a family module,
@@ -25,7 +25,7 @@ NumPy's and SciPy's own objects that adcore re-exports unchanged (``seterr``,
 ``get_printoptions``, ...: they take no array) are not listed.
 
 A function in ``vjp+jvp`` or ``composed`` may still lack the derivative in an
-argument that has no closed form (``scipy.special.DERIVATIVES_NOT_IMPLEMENTED``,
+argument that has no closed form (the op table's ``not_implemented_in``: ``adcore.scipy.special``'s,
 printed under the table). The report is plain text and needs nothing beyond a base install (NumPy and
 array-api-compat).
 """
@@ -36,7 +36,7 @@ import inspect
 import json
 
 from .core import nondifferentiable, primitive_jvps, primitive_vjps
-from .core.ops import ops
+from .core.ops import not_implemented, not_implemented_in, ops
 
 STATS = ("beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic", "multivariate_normal", "norm")
 STATS += ("poisson", "t", "uniform")
@@ -49,10 +49,8 @@ GROUPS = ("vjp+jvp", "vjp only", "jvp only", "composed", "non-differentiable", "
 def classify(fun, name):
     """The group of ``fun`` (see the module docstring); a primitive untraced for some calls is
     classified by its ``.primitive``."""
-    from .numpy.passthrough import derivatives_not_implemented
-
     fun = getattr(fun, "primitive", fun)
-    if fun in derivatives_not_implemented:
+    if fun in not_implemented:
         return "not implemented"
     if fun in nondifferentiable:
         return "non-differentiable"
@@ -160,9 +158,7 @@ def main(argv=None):
         loops = sorted(name for name, kind in batched[module].items() if kind == "loop")
         print(f"{module}: vmap by a loop over the examples (no batching rule): {', '.join(loops) or 'none'}")
     if "scipy.special" in report:
-        from .scipy.special import DERIVATIVES_NOT_IMPLEMENTED
-
-        partial = ", ".join(f"{name} ({', '.join(args)})" for name, args in sorted(DERIVATIVES_NOT_IMPLEMENTED.items()))
+        partial = ", ".join(f"{name} ({', '.join(args)})" for name, args in sorted(not_implemented_in.items()))
         print(f"scipy.special: no derivative in (no closed form): {partial}")
     families = declared_report()
     for family, kinds in families.items():

@@ -638,13 +638,8 @@ def jacrev(fun, x):
     >>> tuple(block.shape for block in jacrev(lambda x, y: x * y[0], (0, 1))(anp.ones(2), anp.ones(3)))
     ((2, 2), (2, 3))
     """
-    ans, end_node = _trace_reverse(fun, x)
+    ans, end_node = trace(VJPNode.new_root(), fun, x)  # end_node None: the output does not depend on x
     return _jacobian_rows(end_node, *_jacobian_spaces(fun, ans, x))
-
-
-def _trace_reverse(fun, x):
-    """``(fun(x), end node)``, traced for reverse mode; the node is None if the output does not depend on ``x``."""
-    return trace(VJPNode.new_root(), fun, x)
 
 
 def _batch_safe(nodes):

@@ -30,13 +30,13 @@ def fail(message):
 def coverage_tables(prefix):
     """The functions of the coverage report's modules under ``prefix``, per module, grouped as the report groups them."""
     from adcore import coverage as cov
-    from adcore.numpy.passthrough import derivatives_not_implemented
+    from adcore.core.ops import not_implemented
 
     report = cov.coverage()
     missing = [m for m in cov.MODULES if m.split(".")[0] == prefix and m not in report]
     if missing:
         fail(f"docs/hooks.py: adcore.{', adcore.'.join(missing)} did not import (pip install -e '.[docs]')")
-    reasons = {getattr(f, "__name__", ""): reason for f, reason in derivatives_not_implemented.items()}
+    reasons = {getattr(f, "__name__", ""): reason for f, reason in not_implemented.items()}
     tallies = cov.counts(report)
     modules = [m for m in report if m.split(".")[0] == prefix]
     columns = ("differentiable", *cov.GROUPS)

@@ -5,7 +5,7 @@ declaration helper, which writes one :class:`Op` here. The passes read the table
 code: the backward pass (what a node keeps), the batched pullbacks of ``jacrev``
 (:attr:`Op.batch_safe`, :mod:`adcore.core.batching`), ``adcore.vmap`` (``family``, ``batching``),
 the jit (``api``, ``propagates_nan``, ``fusion``, ``signature_only``, ``value_shaped``, ``mask_argument``) and the
-coverage report (``kind``). The model is
+coverage report (``kind``, and the derivatives declared not implemented). The model is
 JAX's ``ad.py`` (``defjvp2`` *declares* that a rule reads the output; ``deflinear2``,
 ``defbilinear``, ``defjvp_zero`` name the mathematics) and tinygrad's ``GroupOp``.
 
@@ -51,8 +51,10 @@ class Op:
         How the jit's fuser writes a call of it: an expression of its operands ``{0}``, ``{1}`` in
         both numexpr and C, ``"call"`` for a function of one argument that C's math library has under
         the Array API name, or None where it is not fused.
-    batching : callable or None
-        Its ``adcore.vmap`` batching rule, where the family's (broadcasting, for elementwise) does not do.
+    batching : callable, ON_THE_BOXES or None
+        Its ``adcore.vmap`` batching rule (``adcore.numpy.batching``), where its family's default
+        (:data:`batching_defaults`: broadcasting, for elementwise) does not do; :data:`ON_THE_BOXES` for one
+        that ``vmap`` calls on the batch boxes themselves.
     signature_only : bool
         Whether its result depends on the shapes, dtypes and types of its arguments only, not on their
         values (``shape``, ``zeros_like``, ``result_type``): ``adcore.jit`` runs it while recording and
@@ -91,6 +93,15 @@ ops = {}
 #: ``Array API name -> Op``: the same entries by the name the jit records (two primitives of one name,
 #: ``round`` and ``rint``, have the same facts).
 apis = {}
+#: ``family -> batching rule``: the rule of the primitives of a family that declare none of their own.
+batching_defaults = {}
+#: :attr:`Op.batching` of a primitive whose raw function ``adcore.vmap`` calls on the batch boxes themselves.
+ON_THE_BOXES = "on the boxes"
+#: ``function -> reason``: the functions whose derivative adcore declares it does not implement (they raise
+#: ``NotImplementedError`` when differentiated: PyTorch's ``not_implemented``, apart from ``nondifferentiable``).
+not_implemented = {}
+#: ``name -> [argument, ...]``: the primitives whose derivative in those arguments raises (no closed form).
+not_implemented_in = {}
 
 
 def declare(fun, name, **facts):
@@ -129,6 +140,14 @@ def signature_only(fun):
     """Whether ``fun``'s entry declares it :attr:`~Op.signature_only` (False for a primitive without one)."""
     op = ops.get(fun)
     return op is not None and op.signature_only
+
+
+def primitive_under(fun):
+    """The primitive under ``fun``, a public function that may wrap it to fix its signature (``array_like``,
+    ``functools.wraps``): the first in the ``__wrapped__`` chain that wraps its own raw function."""
+    while getattr(fun, "__wrapped__", None) is not getattr(fun, "fun", None):
+        fun = fun.__wrapped__
+    return fun
 
 
 def op_of(fun):

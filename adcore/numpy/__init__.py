@@ -82,6 +82,8 @@ from .signatures import (  # noqa: F811
     zeros_like,
 )
 
+from . import batching as _batching  # noqa: E402, F401 - writes the batching rules into the op table
+
 # the primitives that take NumPy's array_like, for the user (the rules stay on the primitives)
 diagonal = array_like("x")(diagonal)  # noqa: F405
 logaddexp2 = array_like("x", "y")(logaddexp2)  # noqa: F405

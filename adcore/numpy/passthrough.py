@@ -32,8 +32,8 @@ them at the same path:
   ``TypeError``, as item assignment does: a traced value is immutable.
 
 A derivative that adcore does not implement is never a silent zero: such a
-function is made with :func:`without_derivative`, recorded in
-``derivatives_not_implemented`` with the reason, and raises
+function is made with :func:`without_derivative`, recorded in the op table's
+``not_implemented`` (``adcore.core.ops``) with the reason, and raises
 ``NotImplementedError`` naming the function when given a traced argument.
 """
 
@@ -44,6 +44,7 @@ import numpy as _np
 from backends import array_backend, backend_of, default_backend
 
 from ..core import Box, getval, isbox, nondifferentiable, notrace_primitive
+from ..core.ops import not_implemented as derivatives_not_implemented
 from ..core.wrapping import wraps
 from .declare import zero_derivative
 from .random import _to_default_backend
@@ -54,10 +55,6 @@ from .indexing import where as _where
 from .reductions import argmax as _argmax
 from .reductions import argmin as _argmin
 from .shapes import ravel as _ravel
-
-#: function -> why adcore has no derivative for it (``python -m adcore.coverage`` lists them)
-derivatives_not_implemented = {}
-
 
 # ---- the mechanisms ----
 
@@ -257,7 +254,7 @@ def in_place(name):
 def without_derivative(fun, name, reason, differentiable_args=None):
     """``fun`` for values that are not traced; a traced argument (one of ``differentiable_args``, names of
     parameters of ``fun``'s signature, or any argument when it is None or no signature can be read) raises ``NotImplementedError``
-    naming ``name`` and ``reason``. Recorded in ``derivatives_not_implemented``."""
+    naming ``name`` and ``reason``. Recorded in ``adcore.core.ops.not_implemented``."""
     signature = None if differentiable_args is None else readable_signature(fun)
 
     @wraps(fun)

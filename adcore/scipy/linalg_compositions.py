@@ -289,12 +289,8 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
         v = anp.real(v)  # SciPy's real eigenvectors, where NumPy 2.5's eig is complex
     if not declare.iscomplexobj(w):
         w = anp.astype(w, "complex64" if str(getval(w).dtype).endswith("float32") else "complex128")
-    w = _homogeneous(w) if homogeneous_eigvals else w
+    w = anp.stack([w, dtypes.ones_like(w)]) if homogeneous_eigvals else w
     return (w, v) if right else w
-
-
-def _homogeneous(w):
-    return anp.stack([w, dtypes.ones_like(w)])
 
 
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):

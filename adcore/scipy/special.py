@@ -79,7 +79,7 @@ the NIST Digital Library of Mathematical Functions (DLMF, https://dlmf.nist.gov)
 Abramowitz and Stegun (A&S), autograd's ``autograd/scipy/special.py`` and JAX's
 ``jax/_src/scipy/special.py``. Derivatives that have no closed form raise
 ``NotImplementedError`` when asked for (they are listed in
-``DERIVATIVES_NOT_IMPLEMENTED``); adcore does not return a silent zero for them:
+``DERIVATIVES_NOT_IMPLEMENTED``, the op table's ``not_implemented_in``); adcore does not return a silent zero for them:
 
 - the second derivative of ``gammainc``/``gammaincc(a, x)`` in ``a`` and of ``betainc``/``betaincc(a, b, x)``
   in ``a`` and ``b`` (and of their inverses): the first is computed by adcore's own series and continued
@@ -100,6 +100,7 @@ from backends import array_backend, backend_of, get_backend
 
 from .. import numpy as anp
 from ..core import getval, notrace_primitive, primitive
+from ..core.ops import not_implemented_in as DERIVATIVES_NOT_IMPLEMENTED
 from ..numpy import dtypes, reductions
 from ..numpy.declare import _is_dtype_kind, def_elementwise
 from ..numpy.numerics import _sin_cos_pi
@@ -161,9 +162,6 @@ __all__ = [
     "y1",
     "yn",
 ]
-
-#: function name -> the arguments whose derivative raises ``NotImplementedError`` (see the module docstring)
-DERIVATIVES_NOT_IMPLEMENTED = {}
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -409,13 +407,6 @@ betaln = _special(
     lambda ans, a, b: _digamma_difference(b, a, ans),
     reads="both",
 )
-
-
-def _beta_density(a, b, x):
-    """``x**(a-1) (1-x)**(b-1) / B(a, b)``, through logarithms (exact 0**0 = 1 at the ends)."""
-    return anp.exp(
-        anp.subtract(anp.add(xlogy(anp.subtract(a, 1.0), x), xlog1py(anp.subtract(b, 1.0), anp.negative(x))), betaln(a, b))
-    )
 
 
 def _gamma_density(a, x):
@@ -1292,10 +1283,6 @@ def entr(x):
 # ---- log-sum-exp and softmax (compositions, on every backend) ----
 
 
-def _reduced_axes(x, axis):
-    return tuple(range(anp.ndim(x))) if axis is None else axis
-
-
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``log(sum(b * exp(a)))`` over ``axis`` (all axes by default), without overflow.
 
@@ -1329,7 +1316,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     log 0, and a NaN there would poison every other gradient it is added to.
     """
     a, narrow = reductions._accumulating(a)  # float16 sums its exponentials in float32 (their sum overflows past 65504)
-    axes = _reduced_axes(a, axis)
+    axes = tuple(range(anp.ndim(a))) if axis is None else axis
     raw = getval(a)
     shift = reductions.max(raw, axis=axes, keepdims=True) if anp.size(raw) else reductions.sum(raw, axis=axes, keepdims=True)
     no_mass = anp.equal(shift, -math.inf)  # a slice of -inf only: its sum of exponentials is exactly 0

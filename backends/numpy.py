@@ -59,13 +59,52 @@ class NumPyBackend(Backend):
         return super().two_norm(x, axes, keepdims)
 
     @staticmethod
+    def _real_norm(x, ord, axis, keepdims):
+        """``linalg_norm`` of a real ``ndarray`` in the forms computed here, None for the others."""
+        ndim = x.ndim
+        if axis is None:
+            if ord is None or ord == 2 and ndim == 1 or ndim == 2 and ord in ("fro", "f"):
+                flat = x.ravel(order="K")
+                norm = numpy.sqrt(flat.dot(flat))
+                return norm.reshape((1,) * ndim) if keepdims else norm
+            if keepdims or not x.size or isinstance(ord, str):
+                return None
+            if ndim == 1:
+                if ord in _REDUCING_ORDERS:
+                    return NumPyBackend._real_vector_norm(x, ord)
+                return NumPyBackend._p_norm(x, ord, 0, False)
+            if ndim == 2 and ord in (1, -1, numpy.inf, -numpy.inf):
+                sums = numpy.add.reduce(numpy.abs(x), axis=0 if ord in (1, -1) else 1)
+                return numpy.maximum.reduce(sums, axis=0, initial=0) if ord > 0 else numpy.minimum.reduce(sums, axis=0)
+            return None
+        if type(axis) is int:
+            if ord is None or ord == 2:  # NumPy's sqrt(sum(conj(x) x)) along the axis
+                return numpy.sqrt(numpy.add.reduce(x * x, axis=axis, keepdims=keepdims))
+            return NumPyBackend._p_norm(x, ord, axis, keepdims)
+        if type(axis) is tuple and len(axis) == 2 and (ord is None or ord in ("fro", "f")):
+            return numpy.sqrt(numpy.add.reduce(x * x, axis=axis, keepdims=keepdims))
+        return None
+
+    @staticmethod
+    def _p_norm(x, ord, axis, keepdims):
+        """NumPy's vector ``ord``-norm along ``axis`` for an order other than 0, 1, 2 and +-inf: ``sum(|x|**p) ** (1/p)``,
+        in place as it computes it; None for another ``ord``."""
+        if not isinstance(ord, (int, float)) or ord in _REDUCING_ORDERS or ord == 2 or ord != ord:
+            return None
+        powers = numpy.abs(x)
+        powers **= ord
+        norm = numpy.add.reduce(powers, axis=axis, keepdims=keepdims)
+        norm **= numpy.reciprocal(ord, dtype=norm.dtype)
+        return norm
+
+    @staticmethod
     def _real_vector_norm(x, ord):
         """The ``ord``-norm (1, 0, inf or -inf) of a non-empty real vector, as ``numpy.linalg.norm`` reduces it."""
         if ord == 1:
             return numpy.add.reduce(numpy.abs(x), axis=0)
         if ord == 0:
             return numpy.add.reduce((x != 0).astype(x.dtype), axis=0)
-        return numpy.maximum.reduce(numpy.abs(x), axis=0, initial=0) if ord > 0 else numpy.minimum.reduce(numpy.abs(x), axis=0)
+        return numpy.maximum.reduce(numpy.abs(x), 0, None, None, False, 0) if ord > 0 else numpy.minimum.reduce(numpy.abs(x), 0)
 
     def two_norm_vjp(self, g, ans, x, axes, keepdims):
         """As ``Backend.two_norm_vjp``; the norm of a whole real ``ndarray`` (a scalar, not 0) as ``x * (g / ans)``,
@@ -81,36 +120,18 @@ class NumPyBackend(Backend):
         (``sqrt(dot(x, x))`` of the flattened array) without its Python layers, most of a small norm's time; so
         are the 2-norms along one axis of a real array, the vector norms of order 1, 0 and +-inf of a real vector,
         and the matrix norms of order +-1 and +-inf of a real matrix (the same reductions as NumPy's, in its order)."""
-        if type(x) is not numpy.ndarray or x.dtype.char not in "fdFD":
+        if type(x) is not numpy.ndarray:
             return None
-        real = x.dtype.char in "fd"
-        whole = ord is None or (ord == 2 and x.ndim == 1) or (ord in ("fro", "f") and x.ndim == 2)
-        if whole and axis is None and real:
-            flat = x.ravel(order="K")
-            norm = numpy.sqrt(flat.dot(flat))
-            return norm.reshape((1,) * x.ndim) if keepdims else norm
-        pair = type(axis) is tuple and len(axis) == 2
-        if real and (type(axis) is int and ord in (None, 2) or pair and ord in (None, "fro", "f")):
-            try:  # NumPy's sqrt(sum(conj(x) x)) along the axis or the two
-                return numpy.sqrt(numpy.add.reduce(x * x, axis=axis, keepdims=keepdims))
+        char = x.dtype.char
+        if char not in "fdFD":
+            return None
+        if char in "fd":
+            try:
+                norm = self._real_norm(x, ord, axis, keepdims)
             except ValueError:  # an axis out of bounds or twice: adcore's composition raises, with adcore's message
                 return None
-        p_norm = isinstance(ord, (int, float)) and ord not in (0, 1, 2, numpy.inf, -numpy.inf) and not numpy.isnan(ord)
-        if real and p_norm and (type(axis) is int or axis is None and x.ndim == 1):
-            try:  # NumPy's sum(|x|**p) ** (1/p), in place as it computes it
-                powers = numpy.abs(x)
-                powers **= ord
-                norm = numpy.add.reduce(powers, axis=0 if axis is None else axis, keepdims=keepdims)
-                norm **= numpy.reciprocal(ord, dtype=norm.dtype)
+            if norm is not None:
                 return norm
-            except ValueError:
-                return None
-        if axis is None and not keepdims and x.dtype.char in "fd" and x.size and not isinstance(ord, str):
-            if x.ndim == 1 and ord in (1, 0, numpy.inf, -numpy.inf):
-                return self._real_vector_norm(x, ord)
-            if x.ndim == 2 and ord in (1, -1, numpy.inf, -numpy.inf):
-                sums = numpy.add.reduce(numpy.abs(x), axis=0 if ord in (1, -1) else 1)
-                return numpy.maximum.reduce(sums, axis=0, initial=0) if ord > 0 else numpy.minimum.reduce(sums, axis=0)
         try:
             return numpy.linalg.norm(x, ord, axis, keepdims)
         except (ValueError, TypeError):  # adcore's composition raises, with adcore's message
@@ -309,6 +330,9 @@ class _StackedScipyLinalg:
         setattr(self, name, found)
         return found
 
+
+#: The vector norm orders that ``NumPyBackend._real_vector_norm`` computes as one reduction.
+_REDUCING_ORDERS = (1, 0, numpy.inf, -numpy.inf)
 
 #: Array API name of a reduction -> (the ufunc whose ``reduce`` NumPy's function of that name calls for an
 #: ``ndarray``, the dtype it passes when none is given)

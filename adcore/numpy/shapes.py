@@ -158,15 +158,22 @@ def grad_concatenate(argnum, ans, args, kwargs):
     return unbroadcast_f(x, lambda g: g[(slice(None),) * batch_ndim() + index])
 
 
-def jvp_concatenate(argnums, gs, ans, args, kwargs):
-    tangents = dict(zip(argnums, gs))
-    pieces = [tangents[i] if i in tangents else zeros_like(a) for i, a in enumerate(args) if i > 0]
-    return broadcast(concatenate_args(args[0], *pieces), ans)
+def def_joining(join, grad_join):
+    """The rules of ``join(axis, *arrays)`` (``concatenate_args``, ``stack_args``), linear in each array: the VJP
+    ``grad_join`` (each array's piece of the cotangent), the JVP the join of the tangents (zeros for the arrays
+    not differentiated), batch-safe."""
+
+    def jvp(argnums, gs, ans, args, kwargs):
+        tangents = dict(zip(argnums, gs))
+        pieces = [tangents[i] if i in tangents else zeros_like(a) for i, a in enumerate(args) if i > 0]
+        return broadcast(join(args[0], *pieces), ans)
+
+    defvjp_argnum(join, grad_join)
+    defjvp_argnums(join, jvp)
+    def_batch_safe_vjp(join)
 
 
-defvjp_argnum(concatenate_args, grad_concatenate)
-defjvp_argnums(concatenate_args, jvp_concatenate)
-def_batch_safe_vjp(concatenate_args)
+def_joining(concatenate_args, grad_concatenate)
 
 
 def _not_an_iterator(value, name):
@@ -238,15 +245,7 @@ def grad_stack(argnum, ans, args, kwargs):
     return unbroadcast_f(args[argnum], lambda g: g[(slice(None),) * batch_ndim() + index])
 
 
-def jvp_stack(argnums, gs, ans, args, kwargs):
-    tangents = dict(zip(argnums, gs))
-    pieces = [tangents[i] if i in tangents else zeros_like(a) for i, a in enumerate(args) if i > 0]
-    return broadcast(stack_args(args[0], *pieces), ans)
-
-
-defvjp_argnum(stack_args, grad_stack)
-defjvp_argnums(stack_args, jvp_stack)
-def_batch_safe_vjp(stack_args)
+def_joining(stack_args, grad_stack)
 
 
 def ravel(x):

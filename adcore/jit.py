@@ -546,24 +546,25 @@ class Jitted:
         program = programs.get(key)
         if program is None:
             program, result = self.record(key, args, kwargs, leaves, statics)
-            if program is not EAGER:
+            if type(program) is not Eager:
                 return result
         elif len(programs) > 1:
             programs.move_to_end(key)
-        if program is EAGER:
+        if type(program) is Eager:
             return self.fun(*args, **kwargs)
         return program(*leaves)
 
     def record(self, key, args, kwargs, leaves, statics):
-        """``(program, result of the recording call)``; ``(EAGER, None)`` for a refused recording under
-        ``on_refusal="eager"``."""
+        """``(program, result of the recording call)``; ``(Eager(), None)`` for a refused recording under
+        ``on_refusal="eager"``. The program keeps the signature's static objects alive as long as this
+        function keeps the program (their ids are in its key)."""
         result = None
         try:
             program, result = record(self.fun, self.name, args, kwargs, leaves)
         except JitError:
             if self.on_refusal != "eager":
                 raise
-            program = EAGER
+            program = Eager()
         program.statics = statics
         with self.lock:
             self.programs[key] = program
@@ -572,11 +573,12 @@ class Jitted:
         return program, result
 
 
-def _run_eagerly(*leaves):
-    raise AssertionError("never called: a refused signature runs the function itself")
+class Eager:
+    """The program of a signature whose recording was refused, under ``on_refusal="eager"``: the function runs
+    itself. One per signature, so that what it keeps (``statics``) goes with its ``Jitted`` and nothing is
+    shared between them."""
 
-
-EAGER = _run_eagerly  # the program of a signature whose recording was refused, under on_refusal="eager"
+    __slots__ = ["statics"]
 
 
 def jit(fun, *, cache_size=32, on_refusal="raise"):

@@ -676,6 +676,31 @@ def test_refused_signatures_run_eagerly_on_request():
     assert len(calls) == 3  # the refused recording, then two eager calls
 
 
+def test_a_refused_signatures_objects_go_with_its_function():
+    """The static objects of a refused signature (kept alive while their ids are in its key) are kept by that
+    jitted function alone: gone with it, and not replaced by another function's refusal."""
+    import gc
+    import weakref
+
+    class Static:  # unhashable: the key holds its id, and the signature keeps it alive
+        __hash__ = None
+
+    def refused(x, static):
+        return x if np.sum(x) > 0 else -x
+
+    first, second = jit(refused, on_refusal="eager"), jit(refused, on_refusal="eager")
+    static = Static()
+    kept = weakref.ref(static)
+    first(numpy.ones(2), static)
+    second(numpy.ones(2), Static())
+    del static
+    gc.collect()
+    assert kept() is not None  # first still holds the signature that names it
+    del first
+    gc.collect()
+    assert kept() is None
+
+
 def test_python_values_of_the_signature_are_allowed():
     def f(x):
         n = x.shape[0] + len(x) + np.ndim(x)

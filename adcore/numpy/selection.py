@@ -84,7 +84,17 @@ def take(a, indices, axis=None):
 
 @shapes.array_like("a")
 def repeat(a, repeats, axis=None):
-    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None)."""
+    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (of the flattened array when None).
+
+    ``repeats`` is one count, or one per element along ``axis`` (a list or an integer array, read on the host).
+    Derivative: with one count, a broadcast and a reshape (linear); with counts per element, one ``take`` of the
+    indices NumPy's ``repeat`` gives, whose VJP adds the cotangent back at them.
+
+    Raises
+    ------
+    ValueError
+        As NumPy's ``repeat``: a negative count, or counts that do not broadcast along ``axis``.
+    """
     if axis is None or shapes.ndim(a) == 0:  # NumPy repeats a 0-d array along axis 0 or -1 as a 1-d one
         axis = 0 if axis is None else shapes._normalize_axis(axis, 1)
         a = shapes.ravel(a)

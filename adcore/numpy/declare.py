@@ -349,6 +349,11 @@ def unbroadcast(g, meta):
     g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
     if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
         return g  # already in the argument's space (the common case: nothing was broadcast)
+    if not isbox(g) and g_dtype is not None and not x_complex and not iscomplexobj(g):  # first order, real: on the backend
+        backend = backend_of(g, op="unbroadcast")
+        if g.shape[batch:] != x_shape:
+            g = backend.reshape(backend.sum(g, axis=_broadcast_axes(g.shape, x_shape, batch)), g.shape[:batch] + x_shape)
+        return g if x_dtype is None or g.dtype == x_dtype else backend.astype(g, x_dtype)
     from . import dtypes, elementwise, reductions, shapes  # at call time: the families import this module
 
     if not x_complex and iscomplexobj(g):
@@ -357,12 +362,18 @@ def unbroadcast(g, meta):
         g = elementwise.add(g, 0j)  # a Python complex's cotangent is complex, of the output's precision
     g_shape = shapes.shape(g)
     if g_shape[batch:] != x_shape:
-        lead = len(g_shape) - len(x_shape)
-        stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
-        g = shapes.reshape(reductions.sum(g, axis=tuple(range(batch, lead)) + stretched), g_shape[:batch] + x_shape)
+        g = shapes.reshape(reductions.sum(g, axis=_broadcast_axes(g_shape, x_shape, batch)), g_shape[:batch] + x_shape)
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = dtypes.astype(g, x_dtype)
     return g
+
+
+def _broadcast_axes(g_shape, x_shape, batch):
+    """The axes of a cotangent of ``g_shape`` that broadcasting added to, or stretched in, an argument of
+    ``x_shape`` (after ``batch`` leading batch axes): those that :func:`unbroadcast` sums over."""
+    lead = len(g_shape) - len(x_shape)
+    stretched = tuple(lead + i for i, n in enumerate(x_shape) if n == 1 and g_shape[lead + i] != 1)
+    return tuple(range(batch, lead)) + stretched
 
 
 def unbroadcast_f(x, vjp):

@@ -116,10 +116,11 @@ class NumPyBackend(Backend):
     def linalg_norm(self, x, ord, axis, keepdims):
         """``numpy.linalg.norm`` for an ``ndarray`` of float32, float64, complex64 or complex128 (NumPy's own
         dtypes for it: narrower floats are summed in float32 by adcore, integers made floats), else None (also
-        where NumPy raises). The 2-norm of a whole real array is computed as NumPy's function computes it
-        (``sqrt(dot(x, x))`` of the flattened array) without its Python layers, most of a small norm's time; so
-        are the 2-norms along one axis of a real array, the vector norms of order 1, 0 and +-inf of a real vector,
-        and the matrix norms of order +-1 and +-inf of a real matrix (the same reductions as NumPy's, in its order)."""
+        where NumPy raises). For a real array, the forms of :meth:`_real_norm` are computed as NumPy's function
+        computes them, without its Python layers (most of a small norm's time): the 2-norm of the whole array
+        (``sqrt(dot(x, x))`` of the flattened array, keepdims too), the 2-norms along one axis and the Frobenius
+        norms over two, the vector p-norms along one axis, the vector norms of order 1, 0 and +-inf of a vector,
+        and the matrix norms of order +-1 and +-inf of a matrix (the same reductions as NumPy's, in its order)."""
         if type(x) is not numpy.ndarray:
             return None
         char = x.dtype.char

@@ -349,11 +349,8 @@ def unbroadcast(g, meta):
     g_dtype = getattr(raw, "dtype", None)  # tested for None first: NumPy's dtypes compare equal to None
     if g_dtype is not None and x_dtype is not None and g_dtype == x_dtype and raw.shape[batch:] == x_shape:
         return g  # already in the argument's space (the common case: nothing was broadcast)
-    if not isbox(g) and g_dtype is not None and not x_complex and not iscomplexobj(g):  # first order, real: on the backend
-        backend = backend_of(g, op="unbroadcast")
-        if g.shape[batch:] != x_shape:
-            g = backend.reshape(backend.sum(g, axis=_broadcast_axes(g.shape, x_shape, batch)), g.shape[:batch] + x_shape)
-        return g if x_dtype is None or g.dtype == x_dtype else backend.astype(g, x_dtype)
+    if not isbox(g) and g_dtype is not None and not x_complex and not iscomplexobj(g):
+        return _unbroadcast_on_backend(g, x_shape, x_dtype, batch)
     from . import dtypes, elementwise, reductions, shapes  # at call time: the families import this module
 
     if not x_complex and iscomplexobj(g):
@@ -366,6 +363,16 @@ def unbroadcast(g, meta):
     if x_dtype is not None and getattr(getval(g), "dtype", x_dtype) != x_dtype:
         g = dtypes.astype(g, x_dtype)
     return g
+
+
+def _unbroadcast_on_backend(g, x_shape, x_dtype, batch):
+    """:func:`unbroadcast` of a real cotangent array that is not traced (a first-order pass, not recorded by the
+    jit), for a real argument: summed, reshaped and cast by its backend directly, with no primitive calls (as
+    :func:`times_partial` computes its product)."""
+    backend = backend_of(g, op="unbroadcast")
+    if g.shape[batch:] != x_shape:
+        g = backend.reshape(backend.sum(g, axis=_broadcast_axes(g.shape, x_shape, batch)), g.shape[:batch] + x_shape)
+    return g if x_dtype is None or g.dtype == x_dtype else backend.astype(g, x_dtype)
 
 
 def _broadcast_axes(g_shape, x_shape, batch):

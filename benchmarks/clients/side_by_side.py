@@ -162,24 +162,27 @@ def run_interleaved(python, source, client, extra_args, reports, abba=False):
 
 
 def _fastest_per_test(parts):
-    """The reportlog lines of the runs ``parts`` of one file, each test's phases from the run where it took least
-    time (a test that failed in one run is kept failed)."""
-    runs = []
-    for part in parts:
-        entries = [json.loads(line) for line in part.read_text().splitlines()] if part.exists() else []
-        runs.append([entry for entry in entries if entry.get("$report_type") == "TestReport"])
-    chosen = {}
-    for entries in runs:
-        tests = {}
-        for entry in entries:
-            tests.setdefault(entry["nodeid"], []).append(entry)
-        for test, phases in tests.items():
-            time_taken = sum(phase["duration"] for phase in phases)
-            failed = any(phase["outcome"] == "failed" for phase in phases)
-            kept = chosen.get(test)
-            if kept is None or (failed, -time_taken) > (kept[0], -kept[1]):
-                chosen[test] = (failed, time_taken, phases)
-    return "".join(json.dumps(phase) + "\n" for _, _, phases in chosen.values() for phase in phases)
+    """The reportlog lines of the runs ``parts`` of one file, each test's from the run where it took least time
+    (its phases together, as :func:`read_report` counts them; a test that failed in one run is kept failed)."""
+    runs = [read_report(part, 0.0) for part in parts if part.exists()]
+    lines = [_lines_per_test(part) for part in parts if part.exists()]
+    chosen = {}  # test -> ((failed, -seconds), index of the run)
+    for index, run in enumerate(runs):
+        for test, seconds in run.durations.items():
+            rank = (run.outcomes.get(test) == "failed", -seconds)
+            if test not in chosen or rank > chosen[test][0]:
+                chosen[test] = (rank, index)
+    return "".join(line for test, (_, index) in chosen.items() for line in lines[index][test])
+
+
+def _lines_per_test(report):
+    """``test id -> [its reportlog lines]`` of a report's test phases."""
+    tests = {}
+    for line in Path(report).read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("$report_type") == "TestReport":
+            tests.setdefault(entry["nodeid"], []).append(line + "\n")
+    return tests
 
 
 def read_report(report, seconds):
